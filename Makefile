@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# mtg: traffic generator and meter. `make help` lists the targets.
+
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+VENV := $(ROOT)/.venv
+PYTEST := $(VENV)/bin/pytest -p no:cacheprovider
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror
+# The headers of the kernel the VM lane boots (the module must match it).
+VM_KDIR = $(shell $(ROOT)/tests/vm/kdir --vm)
+# Every kernel whose headers are installed: the module must build on all.
+COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
+
+.PHONY: all help deps module tools style check compat test test-host test-vm \
+	test-debug demo clean
+
+all: module tools
+
+help:
+	@echo "make              build mtg.ko (against KDIR) and the test tools"
+	@echo "make deps         install what the build and tests need (root)"
+	@echo "make test         every test: style, sparse, compat, host, VM"
+	@echo "make test-host    host tests only (no root, no VM)"
+	@echo "make test-vm      the VM suite in one boot of the Debian kernel"
+	@echo "make test-debug   the VM suite on a KASAN/lockdep/kmemleak kernel"
+	@echo "make demo         show the module at work in the VM"
+	@echo "make style        checkpatch;  make check: sparse"
+	@echo "make compat       build the module against every installed kernel"
+	@echo "variables: KDIR=<kernel build dir>, V=1, MTG_VM_TIMEOUT=<s>"
+
+deps:
+	$(ROOT)/scripts/deps
+
+module:
+	$(MAKE) -C kmod module W=1
+
+tools: tests/fuzz/mtg_fuzz
+
+tests/fuzz/mtg_fuzz: tests/fuzz/mtg_fuzz.c kmod/uapi/mtg.h
+	$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+style:
+	$(MAKE) -C kmod style
+
+check:
+	$(MAKE) -C kmod check KDIR=$(VM_KDIR)
+
+# A copy per kernel, so builds for different kernels never share objects.
+compat:
+	@set -e; for kdir in $(COMPAT_KDIRS); do \
+		out=$$(mktemp -d); \
+		cp -r kmod/Kbuild kmod/*.c kmod/*.h kmod/uapi $$out/; \
+		echo "compat: $$kdir"; \
+		$(MAKE) -s -C $$kdir M=$$out W=1 KCFLAGS=-Werror modules >/dev/null; \
+		rm -rf $$out; \
+	done
+
+test: deps
+	$(MAKE) style check compat test-host test-vm
+
+test-host: tools
+	$(PYTEST) tests/host
+
+test-vm: tools
+	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
+	tests/vm/run $(PYTEST) tests/vm
+
+test-debug: deps tools
+	@tree=$$(tests/vm/debug-kernel) && \
+	$(MAKE) -C kmod module KDIR=$$tree && \
+	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 tests/vm/run $(PYTEST) tests/vm
+
+demo: deps tools
+	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
+	tests/vm/run examples/demo.sh
+
+clean:
+	$(MAKE) -C kmod clean KDIR=$(VM_KDIR)
+	rm -f tests/fuzz/mtg_fuzz
+	rm -rf .vm-out

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API differences between the releases mtg builds against (Debian's
+ * 6.1 and 6.12 at least). Every version test lives here, nowhere else.
+ */
+#ifndef _MTG_COMPAT_H
+#define _MTG_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/version.h>
+
+/* 6.3 made vm_flags read-only outside the vm_flags_*() helpers. */
+#if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
+#endif /* _MTG_COMPAT_H */

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A session's shared memory: zeroed pages charged to the caller's memory
+ * cgroup, mapped contiguously into the kernel (vmap) and region by region
+ * into userspace. Layout: the status page first, then the timetable area.
+ * What the kernel relies on (the layout, the indices to come) lives in
+ * struct mtg_session; the status page is a copy for userspace to read.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "mtg.h"
+
+static void mtg_shm_set_region(struct mtg_shm *shm, unsigned int idx,
+			       unsigned long first_page, unsigned long pages,
+			       u32 flags)
+{
+	shm->region[idx].offset = (u64)first_page << PAGE_SHIFT;
+	shm->region[idx].size = (u64)pages << PAGE_SHIFT;
+	shm->region[idx].flags = flags;
+}
+
+int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req)
+{
+	u64 max_bytes = (u64)mtg_max_session_mb << 20;
+	struct mtg_shm *shm = &s->shm;
+	unsigned long table_pages, nr, i;
+	struct page **pages;
+	void *vaddr;
+	int err;
+
+	lockdep_assert_held(&s->lock);
+	if (!req->table_bytes)
+		return -EINVAL;
+	/* Checked before rounding so that the rounding cannot overflow. */
+	if (req->table_bytes > max_bytes - PAGE_SIZE)
+		return -E2BIG;
+	table_pages = DIV_ROUND_UP_ULL(req->table_bytes, PAGE_SIZE);
+	nr = 1 + table_pages;
+
+	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			goto err_free_pages;
+		}
+		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				      __GFP_NOWARN);
+		if (!pages[i]) {
+			err = -ENOMEM;
+			goto err_free_pages;
+		}
+		cond_resched();
+	}
+	vaddr = vmap(pages, nr, VM_MAP, PAGE_KERNEL);
+	if (!vaddr) {
+		err = -ENOMEM;
+		goto err_free_pages;
+	}
+
+	shm->pages = pages;
+	shm->nr_pages = nr;
+	shm->vaddr = vaddr;
+	mtg_shm_set_region(shm, MTG_REGION_STATUS, 0, 1, 0);
+	mtg_shm_set_region(shm, MTG_REGION_TABLES, 1, table_pages,
+			   MTG_REGION_F_WRITABLE);
+
+	s->status = vaddr;
+	s->status->magic = MTG_STATUS_MAGIC;
+	s->status->abi_major = MTG_ABI_MAJOR;
+	return 0;
+
+err_free_pages:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return err;
+}
+
+void mtg_shm_free(struct mtg_shm *shm)
+{
+	unsigned long i;
+
+	if (!shm->pages)
+		return;
+	vunmap(shm->vaddr);
+	/* Pages still mapped somewhere keep their own reference. */
+	for (i = 0; i < shm->nr_pages; i++)
+		__free_page(shm->pages[i]);
+	kvfree(shm->pages);
+	memset(shm, 0, sizeof(*shm));
+}
+
+/* The region that holds [off, off + len) whole, or NULL. */
+static const struct mtg_region *mtg_shm_region(const struct mtg_shm *shm,
+					       u64 off, u64 len)
+{
+	unsigned int i;
+
+	for (i = 0; i < MTG_REGION_MAX; i++) {
+		const struct mtg_region *r = &shm->region[i];
+
+		if (r->size && off >= r->offset && len <= r->size &&
+		    off - r->offset <= r->size - len)
+			return r;
+	}
+	return NULL;
+}
+
+int mtg_shm_mmap(struct mtg_session *s, struct vm_area_struct *vma)
+{
+	u64 len = vma->vm_end - vma->vm_start;
+	const struct mtg_region *r;
+	u64 off;
+
+	lockdep_assert_held(&s->lock);
+	if (!s->shm.pages)
+		return -ENODATA;
+	if (vma->vm_pgoff > (U64_MAX >> PAGE_SHIFT))
+		return -EINVAL;
+	off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	r = mtg_shm_region(&s->shm, off, len);
+	if (!r)
+		return -EINVAL;
+	/* A private mapping would copy on write and hide changes. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (!(r->flags & MTG_REGION_F_WRITABLE)) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		/* and mprotect() may not make it writable later */
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	return vm_map_pages(vma, s->shm.pages, s->shm.nr_pages);
+}

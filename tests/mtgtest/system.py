@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Helpers for the tests that run in the VM: commands, the module, names."""
+
+import itertools
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+KO = ROOT / "kmod" / "mtg.ko"
+KMSG_PATTERNS = re.compile(subprocess.run(
+    [str(ROOT / "tests/vm/scan-kmsg"), "--patterns"],
+    check=True, capture_output=True, text=True).stdout.strip())
+
+
+def run(*cmd, check=True, timeout=120, **kwargs):
+    """Run a command, failing the test with its output if it fails."""
+    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                         timeout=timeout, **kwargs)
+    if check and res.returncode:
+        pytest.fail(f"{' '.join(map(str, cmd))} exited {res.returncode}:\n"
+                    f"{res.stdout}{res.stderr}")
+    return res
+
+
+def module_loaded():
+    return pathlib.Path("/sys/module/mtg").exists()
+
+
+def load_module(*params):
+    if not module_loaded():
+        run("insmod", KO, *params)
+    for _ in range(200):
+        if os.path.exists("/dev/mtg"):
+            return
+        time.sleep(0.01)
+    pytest.fail("/dev/mtg did not appear after insmod")
+
+
+def unload_module():
+    if module_loaded():
+        run("rmmod", "mtg")
+
+
+def kmsg_lines():
+    return subprocess.run(["dmesg"], capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
+_names = itertools.count()
+
+
+def unique(prefix):
+    """A short name no other test uses (interface names: 15 chars max)."""
+    return f"{prefix}{os.getpid() % 1000}x{next(_names)}"
+
+
+def ifindex(name, ns=None):
+    cmd = ["cat", f"/sys/class/net/{name}/ifindex"]
+    if ns:
+        cmd = ["ip", "netns", "exec", ns] + cmd
+    return int(run(*cmd).stdout)
+
+
+def python(code, *args, check=True, timeout=120, prefix=()):
+    """Run Python code in a new process (optionally under a prefix command)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
+    return run(*prefix, sys.executable, "-c", code, *args, check=check,
+               timeout=timeout, env=env)

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The kernel's own ynl library, driving the mtg family from its YAML spec.
+
+scripts/deps puts ynl (tools/net/ynl and the netlink schemas, from Debian's
+linux-source-6.12) under $MTG_CACHE/ynl.
+"""
+
+import os
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SPEC = ROOT / "Documentation/netlink/specs/mtg.yaml"
+YNL = pathlib.Path(os.environ.get(
+    "MTG_CACHE", pathlib.Path.home() / ".cache/mtg")) / "ynl"
+SCHEMA = YNL / "Documentation/netlink/genetlink.yaml"
+CLI = YNL / "tools/net/ynl/cli.py"
+
+
+def family():
+    """A YnlFamily for mtg, or a RuntimeError saying how to get ynl."""
+    if not CLI.exists():
+        raise RuntimeError(f"ynl is not installed under {YNL}: run 'make deps'")
+    sys.path.insert(0, str(YNL / "tools/net/ynl"))
+    from lib import YnlFamily  # noqa: E402  (found only at run time)
+    return YnlFamily(str(SPEC), str(SCHEMA))
+
+
+def nl_error():
+    family()
+    from lib import NlError
+    return NlError

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the VM lane's scripts: where things are, which kernel boots.
+# Source it; it sets variables and defines functions, it runs nothing.
+
+MTG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MTG_CACHE=${MTG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mtg}
+MTG_VENV=${MTG_VENV:-$MTG_ROOT/.venv}
+VNG=${VNG:-$MTG_VENV/bin/vng}
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 2
+}
+
+# The release of the Debian kernel the VM lane boots: $MTG_VM_KERNEL if set,
+# else the one Debian's linux-image-amd64 stands for (so the lane follows
+# the distribution, not whatever else is installed).
+vm_kernel_release() {
+	if [ -n "${MTG_VM_KERNEL:-}" ]; then
+		echo "$MTG_VM_KERNEL"
+		return
+	fi
+	local dep
+	dep=$(dpkg-query -W -f '${Depends}' linux-image-amd64 2>/dev/null |
+		grep -o 'linux-image-[^ ,]*-amd64' | head -n 1)
+	[ -n "$dep" ] || die "linux-image-amd64 is not installed: run 'make deps'"
+	[ -e "/boot/vmlinuz-${dep#linux-image-}" ] || die "no /boot/vmlinuz-${dep#linux-image-}: run 'make deps'"
+	echo "${dep#linux-image-}"
+}
+
+# The build directory of a Debian kernel's headers.
+headers_dir() {
+	if [ -d "/lib/modules/$1/build" ]; then
+		echo "/lib/modules/$1/build"
+	else
+		echo "/usr/src/linux-headers-$1"
+	fi
+}
+
+# KVM where it works, TCG elsewhere. /dev/kvm can exist and still hang a
+# nested guest (TESTING.md), so KVM is used only when asked for or proven.
+vng_accel_args() {
+	case ${MTG_VM_KVM:-auto} in
+	1 | yes) ;;
+	0 | no) echo --disable-kvm ;;
+	auto)
+		if [ -w /dev/kvm ] && [ -f "$MTG_CACHE/kvm-works" ]; then
+			:
+		else
+			echo --disable-kvm
+		fi
+		;;
+	esac
+}

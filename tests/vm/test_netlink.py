@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The generic netlink family, driven from its YAML spec by the kernel's
+own ynl library and CLI, so the spec and the module cannot drift apart."""
+
+import json
+import os
+import sys
+import time
+
+import pytest
+
+from mtgtest import abi, ynl
+from mtgtest.system import ifindex, python, run
+
+
+@pytest.fixture
+def nl(mtg):
+    return ynl.family()
+
+
+def sessions(nl):
+    return {s["id"]: s for s in nl.dump("session-get", {})}
+
+
+def test_dump_shows_sessions(nl, veth):
+    a, _ = veth()
+    with abi.Session() as s1, abi.Session() as s2:
+        s1.alloc(1 << 20)
+        s1.iface_add(ifindex(a))
+        got = sessions(nl)
+        one, two = got[s1.stats().session_id], got[s2.stats().session_id]
+        with open("/proc/self/comm") as comm:
+            assert (one["pid"], one["comm"]) == (os.getpid(), comm.read().strip())
+        assert one["mem-bytes"] == s1.stats().mem_bytes
+        assert one["ifaces"] == 1 and one["ifaces-lost"] == 0
+        assert set(one["flags"]) == {"allocated"}
+        assert [i["name"] for i in one["iface"]] == [a]
+        assert one["iface"][0]["state"] == "attached"
+        assert "iface" not in two and two["mem-bytes"] == 0
+
+
+def test_get_one_and_unknown(nl):
+    with abi.Session() as s:
+        sid = s.stats().session_id
+        assert nl.do("session-get", {"id": sid})["id"] == sid
+    with pytest.raises(ynl.nl_error()) as exc:
+        nl.do("session-get", {"id": sid})
+    assert exc.value.nl_msg.error == -2  # ENOENT
+
+
+def test_namespaces_see_their_own_sessions(nl, netns):
+    ns = netns()
+    with abi.Session() as s:
+        sid = s.stats().session_id
+        code = ("from mtgtest import ynl\n"
+                "print(sorted(x['id'] for x in ynl.family().dump('session-get', {})))")
+        res = python(code, prefix=("ip", "netns", "exec", ns))
+        assert str(sid) not in res.stdout
+
+
+def test_admin_ends_a_session(nl, veth):
+    a, _ = veth()
+    with abi.Session() as s:
+        s.alloc(4096)
+        s.iface_add(ifindex(a))
+        sid = s.stats().session_id
+        nl.do("session-end", {"id": sid})
+        st = s.stats()
+        assert st.flags & abi.SESSION_F_ENDED and st.ifaces == 0
+        assert abi.errno_of(s.iface_add, ifindex(a)) == abi.errno.ESHUTDOWN
+        assert set(sessions(nl)[sid]["flags"]) == {"allocated", "ended"}
+        run("ip", "link", "del", a, timeout=30)
+
+
+END_WITHOUT_CAP = """
+import sys
+from mtgtest import ynl
+try:
+    ynl.family().do('session-end', {'id': int(sys.argv[1])})
+except ynl.nl_error() as e:
+    print(e.nl_msg.error)
+else:
+    print('ended')
+"""
+
+
+def test_session_end_needs_cap_net_admin(nl):
+    with abi.Session() as s:
+        sid = s.stats().session_id
+        res = run("capsh", "--drop=cap_net_admin", "--", "-c",
+                  'PYTHONPATH=tests exec "$0" -c "$1" "$2"',
+                  sys.executable, END_WITHOUT_CAP, str(sid))
+        assert res.stdout.strip() == "-1", res.stdout + res.stderr  # EPERM
+        assert not s.stats().flags & abi.SESSION_F_ENDED
+
+
+def collect(nl, want, seconds=10):
+    got, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline and len(got) < want:
+        nl.check_ntf()
+        while nl.async_msg_queue:
+            item = nl.async_msg_queue.pop(0) if isinstance(
+                nl.async_msg_queue, list) else nl.async_msg_queue.get()
+            got.append(item)
+        time.sleep(0.05)
+    return got
+
+
+def test_events(nl, veth):
+    nl.ntf_subscribe("events")
+    a, _ = veth()
+    s = abi.Session()
+    sid = s.stats().session_id
+    s.iface_add(ifindex(a))
+    run("ip", "link", "del", a, timeout=30)
+    s.close()
+    names = [(m["name"], m["msg"]["id"]) for m in collect(nl, 3)]
+    assert names == [("session-new-ntf", sid), ("iface-lost-ntf", sid),
+                     ("session-end-ntf", sid)]
+
+
+def test_ynl_cli_talks_to_the_family(mtg):
+    with abi.Session() as s:
+        s.alloc(8192)
+        sid = s.stats().session_id
+        res = run(sys.executable, ynl.CLI, "--spec", ynl.SPEC, "--schema",
+                  ynl.SCHEMA, "--do", "session-get", "--json",
+                  json.dumps({"id": sid}), "--output-json")
+        got = json.loads(res.stdout)
+        assert got["id"] == sid and got["mem-bytes"] == 3 * 4096
