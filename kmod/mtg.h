@@ -63,6 +63,7 @@ struct mtg_session {
 	fl_owner_t owner;		/* opener's fd table; NULL once ended */
 	bool ended;			/* owner gone or ended by admin */
 	struct net *net;		/* opener's namespace; NULL once ended */
+	u64 netns_cookie;		/* of that namespace, kept after the end */
 	netns_tracker net_tracker;
 	struct mtg_shm shm;		/* empty until MTG_IOC_ALLOC */
 	struct mtg_status *status;	/* in shm, written by the kernel only */

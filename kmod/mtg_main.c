@@ -112,6 +112,7 @@ static int mtg_open(struct inode *inode, struct file *file)
 	get_task_comm(s->comm, current);
 	s->owner = current->files;
 	s->net = get_net_track(net, &s->net_tracker, GFP_KERNEL);
+	s->netns_cookie = net->net_cookie;
 
 	mutex_lock(&drv->lock);
 	s->id = drv->next_id++;
@@ -297,7 +298,7 @@ static int mtg_mmap(struct file *file, struct vm_area_struct *vma)
 	int err;
 
 	mutex_lock(&s->lock);
-	err = mtg_shm_mmap(s, vma);
+	err = s->ended ? -ESHUTDOWN : mtg_shm_mmap(s, vma);
 	mutex_unlock(&s->lock);
 	return err;
 }

@@ -83,14 +83,20 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-/* The session with this id that the caller's namespace may see. */
+/* A namespace sees the sessions opened in it, ended ones included. */
+static bool mtg_session_visible(const struct mtg_session *s,
+				const struct net *net)
+{
+	return s->netns_cookie == net->net_cookie;
+}
+
 static struct mtg_session *mtg_find_session(struct net *net, u64 id)
 {
 	struct mtg_session *s;
 
 	lockdep_assert_held(&mtg_driver.lock);
 	list_for_each_entry(s, &mtg_driver.sessions, node)
-		if (s->id == id && (!s->net || net_eq(s->net, net)))
+		if (s->id == id && mtg_session_visible(s, net))
 			return s;
 	return NULL;
 }
@@ -138,7 +144,7 @@ static int mtg_nl_session_get_dumpit(struct sk_buff *skb,
 
 	mutex_lock(&mtg_driver.lock);
 	list_for_each_entry(s, &mtg_driver.sessions, node) {
-		if (s->id <= cb->args[0] || !s->net || !net_eq(s->net, net))
+		if (s->id <= cb->args[0] || !mtg_session_visible(s, net))
 			continue;
 		mutex_lock(&s->lock);
 		err = mtg_fill_session(skb, s, NETLINK_CB(cb->skb).portid,

@@ -51,8 +51,11 @@ int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req)
 			err = -EINTR;
 			goto err_free_pages;
 		}
+		/* RETRY_MAYFAIL: over the cgroup's limit, fail with ENOMEM
+		 * instead of waking the OOM killer.
+		 */
 		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-				      __GFP_NOWARN);
+				      __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 		if (!pages[i]) {
 			err = -ENOMEM;
 			goto err_free_pages;

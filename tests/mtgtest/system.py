@@ -67,8 +67,8 @@ def ifindex(name, ns=None):
     return int(run(*cmd).stdout)
 
 
-def python(code, *args, check=True, timeout=120, prefix=()):
+def python(code, *args, check=True, timeout=120, prefix=(), **kwargs):
     """Run Python code in a new process (optionally under a prefix command)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
     return run(*prefix, sys.executable, "-c", code, *args, check=check,
-               timeout=timeout, env=env)
+               timeout=timeout, env=env, **kwargs)

@@ -17,16 +17,25 @@ SCHEMA = YNL / "Documentation/netlink/genetlink.yaml"
 CLI = YNL / "tools/net/ynl/cli.py"
 
 
-def family():
-    """A YnlFamily for mtg, or a RuntimeError saying how to get ynl."""
+def _lib():
+    """ynl's lib package, or a RuntimeError saying how to get it."""
     if not CLI.exists():
         raise RuntimeError(f"ynl is not installed under {YNL}: run 'make deps'")
-    sys.path.insert(0, str(YNL / "tools/net/ynl"))
-    from lib import YnlFamily  # noqa: E402  (found only at run time)
-    return YnlFamily(str(SPEC), str(SCHEMA))
+    if str(YNL / "tools/net/ynl") not in sys.path:
+        sys.path.insert(0, str(YNL / "tools/net/ynl"))
+    import lib  # noqa: E402  (found only at run time)
+    return lib
+
+
+def spec_family():
+    """The spec parsed and validated against the kernel's schema (no kernel)."""
+    return _lib().SpecFamily(str(SPEC), str(SCHEMA))
+
+
+def family():
+    """A YnlFamily for mtg: talks to the loaded module."""
+    return _lib().YnlFamily(str(SPEC), str(SCHEMA))
 
 
 def nl_error():
-    family()
-    from lib import NlError
-    return NlError
+    return _lib().NlError

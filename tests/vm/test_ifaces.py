@@ -130,18 +130,23 @@ def test_interface_moved_away_is_lost(session, netns, veth):
 
 
 USERNS = """
-import errno, os
+import errno, sys
 from mtgtest import abi
 s = abi.Session()            # CAP_NET_ADMIN over this (new) namespace: ok
 print('own', errno.errorcode.get(abi.errno_of(s.iface_add, 1), 'OK'))
-fd = os.open('/proc/1/ns/net', os.O_RDONLY)   # the initial namespace
+fd = int(sys.argv[1])        # the initial namespace, inherited
 print('init', errno.errorcode.get(abi.errno_of(s.iface_add, 1, netns_fd=fd), 'OK'))
 """
 
 
 def test_capability_checked_in_target_namespace(mtg):
     # Root in a new user namespace owns a new network namespace, but has no
-    # CAP_NET_ADMIN over the initial one.
-    res = python(USERNS, prefix=("unshare", "--user", "--map-root-user", "--net"))
+    # CAP_NET_ADMIN over the initial one, whose fd it inherited.
+    fd = os.open("/proc/self/ns/net", os.O_RDONLY)
+    try:
+        res = python(USERNS, str(fd), pass_fds=(fd,),
+                     prefix=("unshare", "--user", "--map-root-user", "--net"))
+    finally:
+        os.close(fd)
     assert res.stdout.split() == ["own", "OK", "init", "EPERM"], \
         res.stdout + res.stderr

@@ -119,6 +119,7 @@ if pid == 0:
     print('ifaces', st.ifaces)
     print('mapped', '/dev/mtg' in maps)
     print('add', errno.errorcode.get(abi.errno_of(s.iface_add, ifx), 'OK'))
+    print('mmap', errno.errorcode.get(abi.errno_of(s.map_region, abi.REGION_STATUS), 'OK'))
     print('stats-ok', st.session_id > 0)
     sys.stdout.flush()
     os._exit(0)
@@ -134,7 +135,8 @@ def test_forked_child_does_not_keep_session(mtg, veth):
     # The child prints after the parent exited; the pipe closing wakes it.
     out = dict(line.split(" ", 1) for line in res.stdout.split("\n") if line)
     assert out == {"ended": "True", "ifaces": "0", "mapped": "False",
-                   "add": "ESHUTDOWN", "stats-ok": "True"}, res.stdout
+                   "add": "ESHUTDOWN", "mmap": "ESHUTDOWN",
+                   "stats-ok": "True"}, res.stdout
 
 
 def test_killed_owner_ends_session_and_frees_device(mtg, veth):
