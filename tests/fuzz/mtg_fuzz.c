@@ -35,6 +35,10 @@ static const unsigned long known_cmds[] = {
 	MTG_IOC_VERSION, MTG_IOC_ALLOC, MTG_IOC_MMAP_OFFSETS, MTG_IOC_STATS,
 	MTG_IOC_IFACE_ADD, MTG_IOC_IFACE_DEL, MTG_IOC_IFACE_INFO,
 };
+static const char *const known_names[] = {
+	"version", "alloc", "mmap_offsets", "stats", "iface_add", "iface_del",
+	"iface_info",
+};
 #define NR_KNOWN (sizeof(known_cmds) / sizeof(known_cmds[0]))
 
 struct mapping {
@@ -49,6 +53,8 @@ static int nr_sessions;
 static struct mapping maps[MAX_MAPS];
 static int nr_maps;
 static unsigned long failures, calls_by_errno[256];
+/* Successes per known command, then mmap: proof the deep paths ran. */
+static unsigned long successes[NR_KNOWN + 1];
 static long page;
 static void *ro_page;		/* writes to it fault: EFAULT for _IOR */
 static void *unmapped_page;	/* any access faults */
@@ -158,9 +164,12 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 		struct mtg_iface_add *a = (void *)buf;
 
 		a->netns_fd = rnd_below(4) ? MTG_NETNS_CURRENT : (uint32_t)rnd_below(64);
-		a->ifindex = (uint32_t)rnd_below(6);
+		/* lo (1) exists everywhere; the rest mostly do not */
+		a->ifindex = rnd_below(2) ? 1 : (uint32_t)rnd_below(6);
 	} else if (cmd == MTG_IOC_IFACE_DEL || cmd == MTG_IOC_IFACE_INFO) {
-		*(uint32_t *)buf = (uint32_t)rnd_below(8);
+		/* ids start at 1 and are reused: the low ones exist */
+		*(uint32_t *)buf = rnd_below(4) ? 1 + (uint32_t)rnd_below(3) :
+						  (uint32_t)rnd();
 	}
 	return buf;
 }
@@ -190,6 +199,8 @@ static void do_ioctl(void)
 		known = cmd == known_cmds[i];
 	ret = ioctl(fd, cmd, pick_arg(buf, sizeof(buf), cmd));
 	note("ioctl", ret);
+	for (i = 0; ret == 0 && i < NR_KNOWN; i++)
+		successes[i] += cmd == known_cmds[i];
 	if (!known && ret == 0)
 		fail("unknown command %#lx succeeded", cmd, 0);
 	if (!known && ret < 0 && errno != ENOTTY && errno != EBADF)
@@ -234,6 +245,7 @@ static void do_mmap(void)
 	note("mmap", addr == MAP_FAILED ? -1 : 0);
 	if (addr == MAP_FAILED)
 		return;
+	successes[NR_KNOWN]++;
 	maps[nr_maps] = (struct mapping){ addr, len, prot };
 	if (prot & PROT_READ)
 		touch_mapping(&maps[nr_maps]);
@@ -345,6 +357,9 @@ int main(int argc, char **argv)
 		if (calls_by_errno[i])
 			printf(" %s=%lu", i ? strerrorname_np((int)i) ?: "?" : "OK",
 			       calls_by_errno[i]);
-	printf("\n");
+	printf("\nmtg_fuzz: successes:");
+	for (i = 0; i < NR_KNOWN; i++)
+		printf(" %s=%lu", known_names[i], successes[i]);
+	printf(" mmap=%lu\n", successes[NR_KNOWN]);
 	return failures ? 1 : 0;
 }
