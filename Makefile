@@ -63,14 +63,17 @@ test: deps
 test-host: tools
 	$(PYTEST) tests/host
 
+# MTG_VM_NETWORK=loop: two virtio_net devices back to back, a real driver
+# that is not lockless, beside the veth pairs the tests make.
 test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
-	tests/vm/run $(PYTEST) tests/vm
+	MTG_VM_NETWORK=loop tests/vm/run $(PYTEST) tests/vm
 
 test-debug: deps tools
 	@tree=$$(tests/vm/debug-kernel) && \
 	$(MAKE) -C kmod module KDIR=$$tree && \
-	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 tests/vm/run $(PYTEST) tests/vm
+	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
+		tests/vm/run $(PYTEST) tests/vm
 
 demo: deps tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)

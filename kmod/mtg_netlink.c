@@ -221,15 +221,20 @@ static void mtg_notify(struct mtg_session *s, struct sk_buff *msg)
 				MTG_MCGRP_EVENTS_ID, GFP_KERNEL);
 }
 
-void mtg_notify_session(struct mtg_session *s, u8 cmd)
+/* A message for the events group, or NULL when nobody listens. */
+static struct sk_buff *mtg_event_new(struct mtg_session *s)
 {
-	struct sk_buff *msg;
-
 	lockdep_assert_held(&s->lock);
 	if (!s->net || !genl_has_listeners(&mtg_genl_family, s->net,
 					   MTG_MCGRP_EVENTS_ID))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+		return NULL;
+	return genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+}
+
+void mtg_notify_session(struct mtg_session *s, u8 cmd)
+{
+	struct sk_buff *msg = mtg_event_new(s);
+
 	if (!msg)
 		return;
 	if (mtg_fill_session(msg, s, 0, 0, 0, cmd)) {
@@ -242,14 +247,9 @@ void mtg_notify_session(struct mtg_session *s, u8 cmd)
 void mtg_notify_iface(struct mtg_session *s, const struct mtg_iface *iface,
 		      u8 cmd)
 {
-	struct sk_buff *msg;
+	struct sk_buff *msg = mtg_event_new(s);
 	void *hdr;
 
-	lockdep_assert_held(&s->lock);
-	if (!s->net || !genl_has_listeners(&mtg_genl_family, s->net,
-					   MTG_MCGRP_EVENTS_ID))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &mtg_genl_family, 0, cmd);

@@ -152,7 +152,7 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 	}
 	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)rnd();
-	if (rnd_below(3))
+	if (rnd_below(2))
 		return buf;
 	/* Mostly valid structures, so the deeper paths run too. */
 	memset(buf, 0, len);
@@ -168,7 +168,7 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 		a->ifindex = rnd_below(2) ? 1 : (uint32_t)rnd_below(6);
 	} else if (cmd == MTG_IOC_IFACE_DEL || cmd == MTG_IOC_IFACE_INFO) {
 		/* ids start at 1 and are reused: the low ones exist */
-		*(uint32_t *)buf = rnd_below(4) ? 1 + (uint32_t)rnd_below(3) :
+		*(uint32_t *)buf = rnd_below(4) ? 1 + (uint32_t)rnd_below(2) :
 						  (uint32_t)rnd();
 	}
 	return buf;

@@ -150,3 +150,33 @@ def test_capability_checked_in_target_namespace(mtg):
         os.close(fd)
     assert res.stdout.split() == ["own", "OK", "init", "EPERM"], \
         res.stdout + res.stderr
+
+
+def virtio_nets():
+    """virtio_net devices (tests/vm/run with MTG_VM_NETWORK=loop) by name."""
+    found = {}
+    for dev in sorted(os.listdir("/sys/class/net")):
+        driver = f"/sys/class/net/{dev}/device/driver"
+        if os.path.exists(driver) and os.path.basename(os.readlink(driver)) == "virtio_net":
+            found[dev] = os.path.basename(os.readlink(f"/sys/class/net/{dev}/device"))
+    return found
+
+
+def test_real_driver_unbound_while_held(session):
+    """A real, non-lockless driver (virtio_net) lets go of its device while
+    a session holds it: unbinding completes and the session reports it."""
+    nets = virtio_nets()
+    if not nets:
+        pytest.skip("no virtio_net device: boot with MTG_VM_NETWORK=loop "
+                    "(make test-vm does)")
+    dev, virtio = next(iter(nets.items()))
+    iface = session.iface_add(ifindex(dev))
+    drv = "/sys/bus/virtio/drivers/virtio_net"
+    with open(f"{drv}/unbind", "w") as f:
+        f.write(virtio)
+    try:
+        wait_lost(session, iface)
+        assert not os.path.exists(f"/sys/class/net/{dev}")
+    finally:
+        with open(f"{drv}/bind", "w") as f:
+            f.write(virtio)

@@ -125,6 +125,7 @@ def test_ynl_cli_talks_to_the_family(mtg):
         sid = s.stats().session_id
         res = run(sys.executable, ynl.CLI, "--spec", ynl.SPEC, "--schema",
                   ynl.SCHEMA, "--do", "session-get", "--json",
-                  json.dumps({"id": sid}), "--output-json")
+                  json.dumps({"id": sid}), "--output-json",
+                  timeout=900)  # a KASAN kernel under TCG starts Python slowly
         got = json.loads(res.stdout)
         assert got["id"] == sid and got["mem-bytes"] == 3 * 4096
