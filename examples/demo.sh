@@ -25,8 +25,9 @@ ip netns add demo
 ip link add dm0 type veth peer name dm1 netns demo
 
 step "open a session, allocate 1 MiB of tables, hold dm1 (inside 'demo')"
-python3 - <<'EOF' &
-import os, time
+ready=$(mktemp -u /run/mtg-demo.XXXXXX)
+python3 - "$ready" <<'EOF' &
+import os, sys, time
 from mtgtest import abi
 s = abi.Session()
 s.alloc(1 << 20)
@@ -35,7 +36,8 @@ ifindex = int(os.popen("ip -n demo -o link show dm1").read().split(":")[0])
 iface = s.iface_add(ifindex, netns_fd=fd)
 os.close(fd)
 print(f"session {s.stats().session_id}: iface {iface} held", flush=True)
-for _ in range(100):
+open(sys.argv[1], "w").close()          # tell the shell we are ready
+for _ in range(3000):                   # until the interface goes (<= 5 min)
     info = s.iface_info(iface)
     if info.state == abi.IFACE_LOST:
         st = s.stats()
@@ -46,7 +48,8 @@ for _ in range(100):
 time.sleep(1)
 EOF
 owner=$!
-sleep 3
+while [ ! -e "$ready" ]; do sleep 0.1; done
+rm -f "$ready"
 
 step "what netlink shows (ynl --dump session-get)"
 ynl --dump session-get
