@@ -6,7 +6,6 @@ compiles the header and compares every size, offset and command number.
 """
 
 import ctypes
-import errno
 import fcntl
 import mmap
 import os
@@ -181,6 +180,3 @@ def errno_of(fn, *args, **kwargs):
     except OSError as err:
         return err.errno
     return 0
-
-
-__all__ = [name for name in dir() if not name.startswith("_")] + ["errno"]

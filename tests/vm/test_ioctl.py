@@ -11,7 +11,7 @@ import pathlib
 import pytest
 
 from mtgtest import abi
-from mtgtest.system import python, run
+from mtgtest.system import python
 
 PAGE = mmap.PAGESIZE
 
