@@ -8,6 +8,7 @@
 
 #include <linux/mm.h>
 #include <linux/version.h>
+#include <net/genetlink.h>
 
 /* 6.3 made vm_flags read-only outside the vm_flags_*() helpers. */
 #if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
@@ -21,5 +22,16 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 	vma->vm_flags &= ~flags;
 }
 #endif
+
+/* 6.2 moved a dump's parsed attributes into a struct genl_info. */
+static inline struct nlattr *const *
+mtg_genl_dump_attrs(struct netlink_callback *cb)
+{
+#if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
+	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_info_dump(cb)->attrs;
+#endif
+}
 
 #endif /* _MTG_COMPAT_H */

@@ -3,19 +3,25 @@
  * mtg.ko internals. State lives in three levels, each a struct with one job:
  * the driver (struct mtg_driver, one per module), the session (struct
  * mtg_session, one per open file of /dev/mtg) and what a session holds
- * (shared memory, interfaces; traffic generators later).
+ * (shared memory, interfaces, traffic generators). Traffic generators are
+ * dispatched by a scheduler per CPU (struct mtg_cpu).
  *
- * Lock order: rtnl_lock -> mtg_driver.lock -> mtg_session.lock.
+ * Lock order: rtnl_lock -> mtg_driver.lock -> mtg_session.lock ->
+ * mtg_cpu.lock (a spinlock taken with interrupts off).
  */
 #ifndef _MTG_H
 #define _MTG_H
 
 #include <linux/fdtable.h>
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rbtree.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
 
@@ -34,6 +40,7 @@ extern struct mtg_driver mtg_driver;
 /* Limits, set at load time (module parameters, read-only afterwards). */
 extern unsigned int mtg_max_session_mb;
 extern unsigned int mtg_max_ifaces;
+extern unsigned int mtg_max_tgs;
 
 /* The session's shared memory: pages mapped to userspace and to the kernel. */
 struct mtg_shm {
@@ -71,6 +78,87 @@ struct mtg_session {
 	u32 nr_ifaces;			/* attached now */
 	u32 ifaces_lost;		/* went away while attached */
 	u64 events;			/* notifications raised */
+	struct xarray tgs;		/* struct mtg_tg by tg_id */
+	u32 nr_tgs;
+	struct delayed_work event_work;	/* sends what TGs raised */
+};
+
+/*
+ * The scheduler of one CPU: its TGs ordered by when the timer must fire for
+ * them, a soft hrtimer pinned to the CPU, and a kthread that waits out the
+ * last microseconds for TGs in precise mode and arms the timer when another
+ * CPU queued a TG.
+ */
+struct mtg_cpu {
+	spinlock_t lock;		/* protects all below; irqs off */
+	struct rb_root_cached queue;	/* struct mtg_tg by key */
+	struct list_head precise;	/* TGs handed to the kthread */
+	struct hrtimer timer;		/* CLOCK_TAI, soft, pinned */
+	struct task_struct *thread;	/* precise mode, rearm; NULL offline */
+	bool rearm;			/* the thread must arm the timer */
+	unsigned int cpu;
+	bool online;
+};
+
+/* Events a TG raises for the session's event work (mtg_tg.pending bits). */
+enum mtg_tg_ev {
+	MTG_TG_EV_ERROR,
+	MTG_TG_EV_LATE,
+	MTG_TG_EV_UNDERRUN,
+	MTG_TG_EV_FINISHED,
+};
+
+#define MTG_TG_TMPL_MAX	(ETH_HLEN + 40 + 8)	/* Ethernet, IPv6, UDP */
+
+/* A traffic generator. */
+struct mtg_tg {
+	/* Set at start, constant afterwards. */
+	struct mtg_session *s;
+	struct mtg_cpu *cpu;
+	u32 id;
+	u32 run_id;
+	u32 flags;			/* MTG_TG_F_* */
+	struct net_device *dev;		/* held; NULL once let go */
+	netdevice_tracker dev_tracker;
+	int ifindex;
+	u8 tmpl[MTG_TG_TMPL_MAX];	/* Ethernet, IP and UDP headers */
+	unsigned int tmpl_len;		/* bytes */
+	u8 patt_kind;			/* MTG_PATT_* */
+	u8 patt_value;
+	u32 patt_seed;
+	const struct mtg_tt_entry *table;	/* in shm: untrusted */
+	u32 table_len;			/* entries */
+	struct mtg_tt_ring *ring;	/* in shm: untrusted; stream only */
+	u32 min_len;			/* bytes: headers and MTG header */
+	u64 start_ns;			/* CLOCK_TAI */
+	u64 stop_count;			/* packets; 0: none */
+	u64 stop_ns;			/* CLOCK_TAI; 0: none */
+	u64 late_threshold_ns;		/* 0: none */
+	struct mtg_tg_start desc;	/* as started, for netlink */
+
+	/* Under cpu->lock. */
+	struct rb_node node;		/* in cpu->queue, or cleared */
+	u64 key;			/* when the timer must fire, ns */
+	struct list_head precise_node;	/* in cpu->precise, or empty */
+	u32 state;			/* MTG_TG_* */
+	u32 error;			/* MTG_TG_ERR_* */
+	bool in_flight;			/* taken by the dispatcher */
+	u64 suspended_ns;		/* when suspended, CLOCK_TAI */
+
+	/* Owned by the dispatcher (in flight, or not queued anywhere). */
+	u64 next_ns;			/* departure of the next slot, ns */
+	u64 slot;			/* table entries consumed */
+	u32 pos;			/* slot mod table_len */
+	bool underrun;			/* in an underrun now */
+	u32 verdict;			/* MTG_TG_* to enter when requeued */
+	u32 verdict_error;
+	u16 ip_id;
+	u64 rate;			/* num << 32 | den; READ_ONCE */
+
+	/* Counters: written by their one owner, read without locks. */
+	struct mtg_tg_stats st;		/* tg_id, state, error, cpu unused */
+
+	unsigned long pending;		/* BIT(MTG_TG_EV_*) */
 };
 
 /* mtg_main.c */
@@ -84,6 +172,7 @@ void mtg_shm_free(struct mtg_shm *shm);
 int mtg_shm_mmap(struct mtg_session *s, struct vm_area_struct *vma);
 
 /* mtg_iface.c */
+struct net *mtg_get_net(u32 netns_fd);
 int mtg_iface_add(struct mtg_session *s, struct mtg_iface_add *req);
 int mtg_iface_del(struct mtg_session *s, u32 id);
 int mtg_iface_info(struct mtg_session *s, struct mtg_iface_info *info);
@@ -91,10 +180,43 @@ void mtg_iface_release_all(struct mtg_session *s);
 int mtg_iface_init(void);
 void mtg_iface_exit(void);
 
+/* mtg_tg.c */
+int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg);
+int mtg_tg_kill(struct mtg_session *s, u32 id);
+int mtg_tg_suspend(struct mtg_session *s, u32 id);
+int mtg_tg_resume(struct mtg_session *s, u32 id);
+int mtg_tg_set_rate(struct mtg_session *s, const struct mtg_tg_rate *rate);
+int mtg_tg_ctrlmsg(struct mtg_session *s, const struct mtg_tg_ctrlmsg *msg);
+int mtg_tg_stats(struct mtg_session *s, struct mtg_tg_stats *st);
+void mtg_tg_fill_stats(const struct mtg_tg *tg, struct mtg_tg_stats *st);
+void mtg_tg_stop_all(struct mtg_session *s);
+void mtg_tg_dev_gone(struct mtg_session *s, struct net_device *dev);
+void mtg_tg_free_all(struct mtg_session *s);
+void mtg_tg_event_work(struct work_struct *work);
+
+/* mtg_dispatch.c */
+u64 mtg_now(void);
+void mtg_cpu_enqueue(struct mtg_cpu *c, struct mtg_tg *tg);
+bool mtg_cpu_stop(struct mtg_tg *tg, u32 state, u32 error);
+int mtg_cpu_start(struct mtg_tg *tg);
+int mtg_cpu_suspend(struct mtg_tg *tg);
+int mtg_cpu_resume(struct mtg_tg *tg);
+struct mtg_cpu *mtg_cpu_get(unsigned int cpu);
+void mtg_tg_raise(struct mtg_tg *tg, enum mtg_tg_ev ev);
+int mtg_dispatch_init(void);
+void mtg_dispatch_exit(void);
+
+/* mtg_tx.c */
+struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
+			     u8 hdr_flags, const void *data);
+int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp);
+u32 mtg_lat_bucket(u64 ns);
+
 /* mtg_netlink.c */
 int mtg_netlink_init(void);
 void mtg_netlink_exit(void);
 void mtg_notify_session(struct mtg_session *s, u8 cmd);
 void mtg_notify_iface(struct mtg_session *s, const struct mtg_iface *iface, u8 cmd);
+void mtg_notify_tg(struct mtg_session *s, const struct mtg_tg *tg, u32 events);
 
 #endif /* _MTG_H */

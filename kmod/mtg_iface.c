@@ -17,7 +17,8 @@
 #include "mtg.h"
 #include "uapi/mtg_netlink.h"
 
-static struct net *mtg_iface_get_net(u32 netns_fd)
+/* The namespace named by an fd, or the caller's; a reference to put. */
+struct net *mtg_get_net(u32 netns_fd)
 {
 	if (netns_fd == MTG_NETNS_CURRENT)
 		return get_net(current->nsproxy->net_ns);
@@ -47,7 +48,7 @@ int mtg_iface_add(struct mtg_session *s, struct mtg_iface_add *req)
 	if (req->flags || req->id || !req->ifindex || req->ifindex > INT_MAX)
 		return -EINVAL;
 
-	net = mtg_iface_get_net(req->netns_fd);
+	net = mtg_get_net(req->netns_fd);
 	if (IS_ERR(net))
 		return PTR_ERR(net);
 	if (!ns_capable(net->user_ns, CAP_NET_ADMIN)) {
@@ -173,6 +174,7 @@ static void mtg_session_dev_gone(struct mtg_session *s, struct net_device *dev)
 		mtg_notify_iface(s, iface, MTG_CMD_IFACE_LOST_NTF);
 		mtg_session_changed(s);
 	}
+	mtg_tg_dev_gone(s, dev);
 	mutex_unlock(&s->lock);
 }
 

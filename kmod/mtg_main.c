@@ -30,6 +30,10 @@ unsigned int mtg_max_ifaces = 64;
 module_param_named(max_ifaces, mtg_max_ifaces, uint, 0444);
 MODULE_PARM_DESC(max_ifaces, "Cap on the interfaces one session holds (default 64)");
 
+unsigned int mtg_max_tgs = 4096;
+module_param_named(max_tgs, mtg_max_tgs, uint, 0444);
+MODULE_PARM_DESC(max_tgs, "Cap on the traffic generators of one session (default 4096)");
+
 static struct mtg_session *mtg_file_session(struct file *file)
 {
 	return file->private_data;
@@ -82,6 +86,7 @@ void mtg_session_end(struct mtg_session *s)
 		mutex_unlock(&s->lock);
 		return;
 	}
+	mtg_tg_stop_all(s);
 	mtg_iface_release_all(s);
 	s->ended = true;
 	s->owner = NULL;
@@ -91,6 +96,8 @@ void mtg_session_end(struct mtg_session *s)
 	s->net = NULL;
 	mutex_unlock(&s->lock);
 	put_net_track(net, &s->net_tracker);
+	/* Stopped TGs raise nothing more: the last events go out now. */
+	flush_delayed_work(&s->event_work);
 }
 
 static int mtg_open(struct inode *inode, struct file *file)
@@ -108,6 +115,8 @@ static int mtg_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&s->lock);
 	xa_init_flags(&s->ifaces, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	xa_init_flags(&s->tgs, XA_FLAGS_ACCOUNT);
+	INIT_DELAYED_WORK(&s->event_work, mtg_tg_event_work);
 	s->pid = task_tgid_vnr(current);
 	get_task_comm(s->comm, current);
 	s->owner = current->files;
@@ -159,6 +168,8 @@ static int mtg_release(struct inode *inode, struct file *file)
 	list_del(&s->node);
 	mutex_unlock(&mtg_driver.lock);
 
+	cancel_delayed_work_sync(&s->event_work);
+	mtg_tg_free_all(s);
 	mtg_shm_free(&s->shm);
 	xa_destroy(&s->ifaces);
 	mutex_destroy(&s->lock);
@@ -267,6 +278,55 @@ static int mtg_ioc_iface_info(struct mtg_session *s, void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static int mtg_ioc_tg_id(struct mtg_session *s, void __user *arg,
+			 int (*op)(struct mtg_session *s, u32 id))
+{
+	u32 id;
+
+	if (get_user(id, (u32 __user *)arg))
+		return -EFAULT;
+	return op(s, id);
+}
+
+static int mtg_ioc_tg_set_rate(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_tg_rate rate;
+
+	if (copy_from_user(&rate, arg, sizeof(rate)))
+		return -EFAULT;
+	return mtg_tg_set_rate(s, &rate);
+}
+
+static int mtg_ioc_tg_ctrlmsg(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_tg_ctrlmsg msg;
+
+	if (copy_from_user(&msg, arg, sizeof(msg)))
+		return -EFAULT;
+	return mtg_tg_ctrlmsg(s, &msg);
+}
+
+static int mtg_ioc_tg_stats(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_tg_stats *st;
+	int err;
+
+	/* 3 KiB: not on the stack. */
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (get_user(st->tg_id, (u32 __user *)arg)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	err = mtg_tg_stats(s, st);
+	if (!err && copy_to_user(arg, st, sizeof(*st)))
+		err = -EFAULT;
+out_free:
+	kfree(st);
+	return err;
+}
+
 static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct mtg_session *s = mtg_file_session(file);
@@ -287,6 +347,20 @@ static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mtg_ioc_iface_del(s, uarg);
 	case MTG_IOC_IFACE_INFO:
 		return mtg_ioc_iface_info(s, uarg);
+	case MTG_IOC_TG_START:
+		return mtg_tg_start(s, uarg);
+	case MTG_IOC_TG_KILL:
+		return mtg_ioc_tg_id(s, uarg, mtg_tg_kill);
+	case MTG_IOC_TG_SUSPEND:
+		return mtg_ioc_tg_id(s, uarg, mtg_tg_suspend);
+	case MTG_IOC_TG_RESUME:
+		return mtg_ioc_tg_id(s, uarg, mtg_tg_resume);
+	case MTG_IOC_TG_SET_RATE:
+		return mtg_ioc_tg_set_rate(s, uarg);
+	case MTG_IOC_TG_CTRLMSG:
+		return mtg_ioc_tg_ctrlmsg(s, uarg);
+	case MTG_IOC_TG_STATS:
+		return mtg_ioc_tg_stats(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -330,14 +404,18 @@ static int __init mtg_init(void)
 	int err;
 
 	if (!mtg_max_session_mb || mtg_max_session_mb > 65536 ||
-	    !mtg_max_ifaces || mtg_max_ifaces > 4096) {
-		pr_err("max_session_mb must be 1..65536 and max_ifaces 1..4096\n");
+	    !mtg_max_ifaces || mtg_max_ifaces > 4096 ||
+	    !mtg_max_tgs || mtg_max_tgs > 1048576) {
+		pr_err("max_session_mb must be 1..65536, max_ifaces 1..4096, max_tgs 1..1048576\n");
 		return -EINVAL;
 	}
 
-	err = mtg_iface_init();
+	err = mtg_dispatch_init();
 	if (err)
 		return err;
+	err = mtg_iface_init();
+	if (err)
+		goto err_dispatch_exit;
 	err = mtg_netlink_init();
 	if (err)
 		goto err_iface_exit;
@@ -353,6 +431,8 @@ err_netlink_exit:
 	mtg_netlink_exit();
 err_iface_exit:
 	mtg_iface_exit();
+err_dispatch_exit:
+	mtg_dispatch_exit();
 	return err;
 }
 
@@ -362,6 +442,7 @@ static void __exit mtg_exit(void)
 	misc_deregister(&mtg_driver.misc);
 	mtg_netlink_exit();
 	mtg_iface_exit();
+	mtg_dispatch_exit();
 	rcu_barrier();
 }
 

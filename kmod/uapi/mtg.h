@@ -14,6 +14,9 @@
  *	status = mmap(NULL, r->size, PROT_READ, MAP_SHARED, fd, r->offset);
  *	ioctl(fd, MTG_IOC_IFACE_ADD, &iface);		// hold a device, in any netns
  *	ioctl(fd, MTG_IOC_STATS, &stats);
+ *	// write timetables into tables, then:
+ *	ioctl(fd, MTG_IOC_TG_START, &tg);		// a traffic generator
+ *	ioctl(fd, MTG_IOC_TG_STATS, &tg_stats);		// counters, lateness
  *	close(fd);					// ends the session, frees it all
  *
  * Documentation/abi.rst describes every command, its errors and the rules.
@@ -32,7 +35,7 @@
 #define MTG_GENL_VERSION	1
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		0	/* new commands */
+#define MTG_ABI_MINOR		1	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -151,6 +154,217 @@ struct mtg_iface_info {
 #define MTG_IOC_IFACE_ADD	_IOWR(MTG_IOC_MAGIC, 0x04, struct mtg_iface_add)
 #define MTG_IOC_IFACE_DEL	_IOW(MTG_IOC_MAGIC, 0x05, __u32)
 #define MTG_IOC_IFACE_INFO	_IOWR(MTG_IOC_MAGIC, 0x06, struct mtg_iface_info)
-/* 0x10-0x2f: traffic generator commands (start, kill, ctrlmsg, ...). */
+
+/*
+ * Traffic generators (TGs). A TG sends UDP packets from one CPU through one
+ * interface at the departure times of its timetable: a circular table of
+ * struct mtg_tt_entry in the tables region, written by userspace, read by
+ * the kernel. Packet k leaves at
+ *
+ *	departure(0) = start_ns
+ *	departure(k + 1) = departure(k) + gap_ns of entry (k mod table_len)
+ *
+ * (gaps scaled by MTG_IOC_TG_SET_RATE), with the length of entry k. In
+ * streaming mode (MTG_TG_F_STREAM) entry k is valid only once the ring's
+ * producer count is above k: the controller refills the table ahead of the
+ * kernel, and a table found empty when a packet is due is an underrun
+ * (counted, reported, retried) rather than a repeat.
+ *
+ * The kernel reads each entry once, checks it and never trusts it: an entry
+ * with a bad length or a non-zero reserved field is skipped and counted in
+ * bad_entries; a ring whose producer count is not within table_len entries
+ * ahead of the consumer fails the TG (MTG_TG_ERR_RING).
+ */
+struct mtg_tt_entry {
+	__u64 gap_ns;		/* to the next packet's departure, nanoseconds */
+	__u32 len;		/* frame length at L2 without FCS, bytes */
+	__u32 reserved;		/* must be 0 */
+};
+
+/* Streaming mode: counts of entries, on their own cache lines. */
+struct mtg_tt_ring {
+	__u64 producer;		/* written by userspace (release) */
+	__u8 pad0[56];
+	__u64 consumer;		/* written by the kernel: a copy, for reading */
+	__u8 pad1[56];
+};
+
+#define MTG_TG_F_IPV6		(1U << 0)	/* IPv6, else IPv4 */
+#define MTG_TG_F_STREAM		(1U << 1)	/* streaming table, ring_offset */
+#define MTG_TG_F_LATE_SKIP	(1U << 2)	/* skip late slots, else catch up */
+#define MTG_TG_F_QDISC		(1U << 3)	/* through the qdisc layer */
+#define MTG_TG_F_PRECISE	(1U << 4)	/* early timer, then spin */
+#define MTG_TG_F_DST_MAC	(1U << 5)	/* dst_mac given, not resolved */
+#define MTG_TG_F_ALL		0x3fU
+
+/* Payload patterns (mtg_tg_start.patt_kind and mtg_hdr.patt_kind). */
+#define MTG_PATT_FIXED		0	/* every byte patt_value */
+#define MTG_PATT_RANDOM		1	/* xorshift32 stream from patt_seed */
+#define MTG_PATT_INCR		2	/* byte i is (patt_value + i) mod 256 */
+#define MTG_PATT_CTRL		3	/* control message: opaque data */
+
+/*
+ * MTG_IOC_TG_START: start a TG. Everything is checked before anything
+ * starts; on error nothing is left behind. The destination MAC is resolved
+ * through the neighbour table of the interface's namespace (ARP or ND, up to
+ * a second's wait) unless MTG_TG_F_DST_MAC gives it; either way it is
+ * returned in dst_mac.
+ */
+struct mtg_tg_start {
+	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
+	__u32 run_id;		/* on the wire: tells this run's packets apart */
+	__u32 flags;		/* MTG_TG_F_* */
+	__u32 netns_fd;		/* namespace of ifindex, or MTG_NETNS_CURRENT */
+	__u32 ifindex;		/* an Ethernet device, up */
+	__u32 cpu;		/* online CPU that sends */
+	__u8 src_addr[16];	/* network order; IPv4 in the first 4 bytes */
+	__u8 dst_addr[16];	/* network order; IPv4 in the first 4 bytes */
+	__u16 src_port;		/* UDP, host order */
+	__u16 dst_port;		/* UDP, host order, nonzero */
+	__u8 tos;		/* IPv4 TOS or IPv6 traffic class */
+	__u8 ttl;		/* TTL or hop limit, 1..255 */
+	__u8 dst_mac[6];	/* in with MTG_TG_F_DST_MAC; out: used */
+	__u8 patt_kind;		/* MTG_PATT_FIXED, _RANDOM or _INCR */
+	__u8 patt_value;	/* FIXED: the byte; INCR: the first byte */
+	__u16 reserved0;	/* must be 0 */
+	__u32 patt_seed;	/* RANDOM: the TG's seed */
+	__u32 table_len;	/* entries, >= 1 */
+	__u64 table_offset;	/* bytes into the tables region, multiple of 16 */
+	__u64 ring_offset;	/* MTG_TG_F_STREAM: struct mtg_tt_ring, multiple
+				 * of 64, in the tables region; else 0
+				 */
+	__u64 start_ns;		/* first departure, CLOCK_TAI; in the past: ETIME */
+	__u64 stop_count;	/* stop after this many packets sent; 0: never */
+	__u64 stop_ns;		/* no departure at or after it, CLOCK_TAI; 0: never */
+	__u64 late_threshold_ns;	/* lateness that raises an event; 0: none */
+	__u64 reserved[4];	/* must be 0 */
+};
+
+/* MTG_IOC_TG_SET_RATE: throughput times num / den (gaps times den / num). */
+struct mtg_tg_rate {
+	__u32 tg_id;
+	__u32 num;		/* 1 .. 65536 */
+	__u32 den;		/* 1 .. 65536 */
+	__u32 reserved;		/* must be 0 */
+};
+
+/*
+ * MTG_IOC_TG_CTRLMSG: send one control message now, through the TG's
+ * interface and path, whatever the TG's state (except after it failed or
+ * was killed). It is an MTG packet with MTG_HDR_F_CTRL set, seq counting
+ * the TG's control messages from 0, patt_kind MTG_PATT_CTRL, sched_ns the
+ * time of the request, and the len bytes at data as its payload.
+ */
+#define MTG_CTRLMSG_MAX		1024	/* bytes of data */
+
+struct mtg_tg_ctrlmsg {
+	__u32 tg_id;
+	__u32 len;		/* 0 .. MTG_CTRLMSG_MAX, and the frame fits the MTU */
+	__u64 data;		/* user pointer */
+};
+
+/* TG states (mtg_tg_stats.state). */
+#define MTG_TG_RUNNING		1	/* waiting for its start, or sending */
+#define MTG_TG_SUSPENDED	2
+#define MTG_TG_FINISHED		3	/* stop condition met */
+#define MTG_TG_KILLED		4
+#define MTG_TG_FAILED		5	/* see mtg_tg_stats.error */
+
+/* Why a TG failed (mtg_tg_stats.error). */
+#define MTG_TG_ERR_NONE		0
+#define MTG_TG_ERR_DEV_GONE	1	/* interface unregistered or moved */
+#define MTG_TG_ERR_CPU_OFFLINE	2	/* its CPU went offline */
+#define MTG_TG_ERR_RING		3	/* producer count out of range */
+#define MTG_TG_ERR_TIME		4	/* departure time overflowed */
+
+/*
+ * Lateness (TX stamp minus scheduled departure, ns) histogram: values below
+ * 8 have a bucket each; above, every power of two [2^e, 2^(e+1)) is split
+ * into 8 equal buckets, so a bucket is at most 12.5% wide:
+ *
+ *	v < 8:	bucket v
+ *	else:	e = floor(log2(v)); bucket 8 + 8 * (e - 3) + ((v >> (e - 3)) & 7)
+ *
+ * and values of 2^48 ns or more go to the last bucket.
+ */
+#define MTG_LAT_BUCKETS		368
+
+/* MTG_IOC_TG_STATS: a TG's state and counters. Counters never go back. */
+struct mtg_tg_stats {
+	__u32 tg_id;		/* in */
+	__u32 state;		/* MTG_TG_* */
+	__u32 error;		/* MTG_TG_ERR_* */
+	__u32 cpu;
+	__u64 sent;		/* packets handed to the driver or qdisc */
+	__u64 bytes;		/* their L2 bytes without FCS */
+	__u64 tx_errors;	/* refused by driver or qdisc, or no memory */
+	__u64 skipped_late;	/* slots skipped by MTG_TG_F_LATE_SKIP */
+	__u64 bad_entries;	/* table entries refused */
+	__u64 underruns;	/* streaming: table empty when a packet was due */
+	__u64 late_packets;	/* lateness above late_threshold_ns */
+	__u64 events;		/* notifications raised (coalesced) */
+	__u64 ctrl_sent;	/* control messages sent */
+	__u64 next_seq;		/* sequence number of the next packet */
+	__u64 next_ns;		/* scheduled departure of the next packet */
+	__u64 lateness_max_ns;
+	__u64 lateness_sum_ns;	/* over the sent packets */
+	__u64 early;		/* TX stamp before schedule (clock set back) */
+	__u64 lead_ns;		/* precise: how early the timer fires now */
+	__u64 spin_ns;		/* precise: CPU time spent waiting */
+	__u64 reserved[4];	/* out: zero */
+	__u64 lateness_hist[MTG_LAT_BUCKETS];	/* packets per bucket */
+};
+
+#define MTG_IOC_TG_START	_IOWR(MTG_IOC_MAGIC, 0x10, struct mtg_tg_start)
+#define MTG_IOC_TG_KILL		_IOW(MTG_IOC_MAGIC, 0x11, __u32)
+#define MTG_IOC_TG_SUSPEND	_IOW(MTG_IOC_MAGIC, 0x12, __u32)
+#define MTG_IOC_TG_RESUME	_IOW(MTG_IOC_MAGIC, 0x13, __u32)
+#define MTG_IOC_TG_SET_RATE	_IOW(MTG_IOC_MAGIC, 0x14, struct mtg_tg_rate)
+#define MTG_IOC_TG_CTRLMSG	_IOW(MTG_IOC_MAGIC, 0x15, struct mtg_tg_ctrlmsg)
+#define MTG_IOC_TG_STATS	_IOWR(MTG_IOC_MAGIC, 0x16, struct mtg_tg_stats)
+/* 0x17-0x2f: reserved for more traffic generator commands. */
+
+/*
+ * The MTG header: on the wire right after the UDP header, all fields in
+ * network byte order, 88 bytes (MTG_HDR_LEN). The smallest frame mtg sends
+ * is therefore 14 + 20 + 8 + 88 = 130 bytes over IPv4 and 150 over IPv6
+ * (L2, without FCS).
+ *
+ * crc is the CRC32C (Castagnoli, as iSCSI: reflected, initial value and
+ * final xor 0xffffffff; "123456789" gives 0xe3069283) of bytes 0..43,
+ * the fields fixed when the packet is built. tx_ns and the test-point
+ * stamps are written later (at transmit, and by probes in the network) and
+ * are covered by the UDP checksum only. A receiver that finds a wrong crc
+ * must not trust seq, tg_id or run_id.
+ *
+ * The payload follows the header (patt_kind says how to regenerate it):
+ * RANDOM is x = patt_seed (1 if 0), then for each 4 bytes
+ * x ^= x << 13; x ^= x >> 17; x ^= x << 5; and the 4 bytes of x, least
+ * significant first (the last word cut to the bytes left).
+ */
+#define MTG_HDR_MAGIC		0x4d544731	/* "MTG1" */
+#define MTG_HDR_VERSION		1
+#define MTG_HDR_LEN		88
+#define MTG_HDR_CRC_LEN		44		/* bytes covered by crc */
+
+#define MTG_HDR_F_CTRL		(1U << 0)	/* a control message */
+
+struct mtg_hdr {
+	__be32 magic;		/* MTG_HDR_MAGIC */
+	__u8 version;		/* MTG_HDR_VERSION */
+	__u8 flags;		/* MTG_HDR_F_* */
+	__be16 hdr_len;		/* MTG_HDR_LEN */
+	__be32 run_id;
+	__be32 tg_id;
+	__be64 seq;		/* packets of this TG sent before, from 0 */
+	__be64 sched_ns;	/* scheduled departure, CLOCK_TAI */
+	__u8 nut[6];		/* for the network under test */
+	__u8 patt_kind;		/* MTG_PATT_* */
+	__u8 patt_value;
+	__be32 patt_seed;	/* this packet's RANDOM seed */
+	__be32 crc;		/* CRC32C of bytes 0 .. MTG_HDR_CRC_LEN - 1 */
+	__be64 tx_ns;		/* TX stamp, CLOCK_TAI */
+	__be64 tp_ns[4];	/* test-point stamps; 0 until a probe writes */
+};
 
 #endif /* _UAPI_LINUX_MTG_H */

@@ -40,7 +40,8 @@ def header_values():
 def test_spec_validates_against_the_kernel_schema():
     family = ynl.spec_family()  # validated with jsonschema, then parsed
     assert set(family.msgs) == {"session-get", "session-end", "session-new-ntf",
-                                "session-end-ntf", "iface-lost-ntf"}
+                                "session-end-ntf", "iface-lost-ntf", "tg-get",
+                                "tg-event-ntf"}
 
 
 def test_attributes_match_header(spec):
@@ -72,3 +73,20 @@ def test_flags_match_ioctl_abi():
     for flag in ("ALLOCATED", "ENDED"):
         shift = int(re.search(rf"MTG_SESSION_F_{flag}\s+\(1U << (\d+)\)", text)[1])
         assert values[f"MTG_SESSION_FLAGS_{flag}"] == 1 << shift
+
+
+def test_tg_enums_match_ioctl_abi():
+    """TG states, errors and flags are the same numbers over netlink and ioctl."""
+    text = (ynl.ROOT / "kmod/uapi/mtg.h").read_text()
+    values = header_values()
+    for kind, nl_prefix, ioc_prefix in (("state", "MTG_TG_STATE_", "MTG_TG_"),
+                                        ("error", "MTG_TG_ERROR_", "MTG_TG_ERR_")):
+        names = [n for n in values if n.startswith(nl_prefix)]
+        assert names, kind
+        for name in names:
+            ioc = ioc_prefix + name[len(nl_prefix):]
+            assert int(re.search(rf"#define {ioc}\s+(\d+)", text)[1]) == values[name], ioc
+    for name in [n for n in values if n.startswith("MTG_TG_FLAGS_")]:
+        ioc = "MTG_TG_F_" + name[len("MTG_TG_FLAGS_"):]
+        shift = int(re.search(rf"#define {ioc}\s+\(1U << (\d+)\)", text)[1])
+        assert values[name] == 1 << shift, ioc

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TX: build a TG's frame (Ethernet, IPv4 or IPv6, UDP, MTG header, payload
+ * pattern) and hand it to the device, stamping it as late as possible.
+ *
+ * The UDP checksum is computed with the TX stamp slot zeroed; the stamp is
+ * written just before the driver gets the frame (on the qdisc path: just
+ * before the frame is queued) and folded into the checksum incrementally.
+ * No destructor and no skb->cb pointer refers to module memory: a frame may
+ * sit in a qdisc (netem) long after its session is gone.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+
+#include "mtg.h"
+
+/* The bucket of a lateness, as the uapi header defines it. */
+u32 mtg_lat_bucket(u64 ns)
+{
+	unsigned int e;
+
+	if (ns < 8)
+		return ns;
+	if (ns >= BIT_ULL(48))
+		return MTG_LAT_BUCKETS - 1;
+	e = fls64(ns) - 1;
+	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
+}
+
+/* The RANDOM pattern: xorshift32, four bytes at a time, low byte first. */
+static void mtg_tx_fill_random(u8 *p, u32 len, u32 seed)
+{
+	u32 x = seed ? seed : 1;
+
+	while (len) {
+		u32 n = min_t(u32, len, 4);
+		__le32 word;
+
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		word = cpu_to_le32(x);
+		memcpy(p, &word, n);
+		p += n;
+		len -= n;
+	}
+}
+
+static void mtg_tx_fill(u8 *p, u32 len, u8 kind, u8 value, u32 seed,
+			const void *data)
+{
+	u32 i;
+
+	switch (kind) {
+	case MTG_PATT_FIXED:
+		memset(p, value, len);
+		break;
+	case MTG_PATT_INCR:
+		for (i = 0; i < len; i++)
+			p[i] = value + i;
+		break;
+	case MTG_PATT_RANDOM:
+		mtg_tx_fill_random(p, len, seed);
+		break;
+	case MTG_PATT_CTRL:
+		memcpy(p, data, len);
+		break;
+	}
+}
+
+/*
+ * A frame of len bytes (L2, no FCS) for departure sched with sequence
+ * number seq. Control messages (MTG_HDR_F_CTRL) carry data as payload.
+ * Any context; NULL when memory is short.
+ */
+struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
+			     u8 hdr_flags, const void *data)
+{
+	bool ctrl = hdr_flags & MTG_HDR_F_CTRL;
+	struct net_device *dev = tg->dev;
+	unsigned int reserve = LL_RESERVED_SPACE(dev);
+	u32 l4_len = len - (tg->tmpl_len - sizeof(struct udphdr));
+	u8 kind = ctrl ? MTG_PATT_CTRL : tg->patt_kind;
+	u32 seed = 0;
+	struct sk_buff *skb;
+	struct udphdr *uh;
+	struct mtg_hdr *h;
+	__wsum csum;
+	u8 *p;
+
+	skb = alloc_skb(reserve + len, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, reserve);
+	p = skb_put(skb, len);
+	memcpy(p, tg->tmpl, tg->tmpl_len);
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb_set_transport_header(skb, tg->tmpl_len - sizeof(struct udphdr));
+	uh = udp_hdr(skb);
+	uh->len = htons(l4_len);
+
+	if (tg->flags & MTG_TG_F_IPV6) {
+		ipv6_hdr(skb)->payload_len = htons(l4_len);
+	} else {
+		struct iphdr *iph = ip_hdr(skb);
+
+		iph->tot_len = htons(len - ETH_HLEN);
+		/* DF is set: any id will do for a control message. */
+		iph->id = ctrl ? 0 : htons(tg->ip_id++);
+		ip_send_check(iph);
+	}
+
+	if (kind == MTG_PATT_RANDOM)
+		seed = tg->patt_seed + (u32)seq * 0x9e3779b9U;
+	h = (struct mtg_hdr *)(uh + 1);
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_be32(MTG_HDR_MAGIC);
+	h->version = MTG_HDR_VERSION;
+	h->flags = hdr_flags;
+	h->hdr_len = cpu_to_be16(MTG_HDR_LEN);
+	h->run_id = cpu_to_be32(tg->run_id);
+	h->tg_id = cpu_to_be32(tg->id);
+	h->seq = cpu_to_be64(seq);
+	h->sched_ns = cpu_to_be64(sched);
+	h->patt_kind = kind;
+	h->patt_value = tg->patt_value;
+	h->patt_seed = cpu_to_be32(seed);
+	h->crc = cpu_to_be32(~__crc32c_le(~0U, (const u8 *)h, MTG_HDR_CRC_LEN));
+	mtg_tx_fill((u8 *)(h + 1), len - tg->tmpl_len - MTG_HDR_LEN, kind,
+		    tg->patt_value, seed, data);
+
+	csum = csum_partial(uh, l4_len, 0);
+	if (tg->flags & MTG_TG_F_IPV6)
+		uh->check = csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
+					    &ipv6_hdr(skb)->daddr, l4_len,
+					    IPPROTO_UDP, csum);
+	else
+		uh->check = csum_tcpudp_magic(ip_hdr(skb)->saddr,
+					      ip_hdr(skb)->daddr, l4_len,
+					      IPPROTO_UDP, csum);
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+
+	skb->protocol = eth_hdr(skb)->h_proto;
+	skb->dev = dev;
+	skb->ip_summed = CHECKSUM_NONE;
+	skb_set_queue_mapping(skb, raw_smp_processor_id() %
+			      dev->real_num_tx_queues);
+	return skb;
+}
+
+/* Write the TX stamp and fold it into the UDP checksum. */
+static void mtg_tx_stamp(struct sk_buff *skb, u64 stamp)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	struct mtg_hdr *h = (struct mtg_hdr *)(uh + 1);
+	__be64 tx = cpu_to_be64(stamp);
+
+	h->tx_ns = tx;
+	inet_proto_csum_replace_by_diff(&uh->check, skb,
+					csum_partial(&tx, sizeof(tx), 0), false,
+					false);
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+}
+
+/*
+ * Hand a frame to the device (or its qdiscs), with bottom halves off. The
+ * skb is consumed in every case; *stamp is the TX stamp when it returns 0.
+ */
+int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp)
+{
+	struct net_device *dev = skb->dev;
+	struct netdev_queue *txq;
+	int ret;
+
+	if (tg->flags & MTG_TG_F_QDISC) {
+		*stamp = mtg_now();
+		mtg_tx_stamp(skb, *stamp);
+		return dev_queue_xmit(skb) == NET_XMIT_SUCCESS ? 0 : -EIO;
+	}
+
+	if (unlikely(!netif_running(dev) || !netif_carrier_ok(dev))) {
+		kfree_skb(skb);
+		return -ENETDOWN;
+	}
+	txq = skb_get_tx_queue(dev, skb);
+	HARD_TX_LOCK(dev, txq, smp_processor_id());
+	if (unlikely(netif_xmit_frozen_or_drv_stopped(txq))) {
+		ret = NETDEV_TX_BUSY;
+	} else {
+		*stamp = mtg_now();
+		mtg_tx_stamp(skb, *stamp);
+		ret = netdev_start_xmit(skb, dev, txq, more);
+	}
+	HARD_TX_UNLOCK(dev, txq);
+	if (ret == NETDEV_TX_OK)
+		return 0;
+	/* Busy: the frame is still ours. Anything else: the driver took it. */
+	if (ret == NETDEV_TX_BUSY)
+		kfree_skb(skb);
+	return -EIO;
+}
