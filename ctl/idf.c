@@ -1,0 +1,1200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The IDF parser: a line is cut into tokens, a token in keyword position is
+ * looked up in one table, and the keyword's function takes the arguments
+ * it needs. After an error the parser skips to the next keyword, so one
+ * pass reports every mistake it can. Documentation/idf.rst is the reference.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "idf.h"
+#include "lehmer.h"
+
+struct tok {
+	char *s;		/* NUL-terminated, inside the line buffer */
+	unsigned int col;	/* 1-based byte column */
+};
+
+struct parser {
+	struct idf_file *f;
+	unsigned int line;
+	struct tok *toks;
+	size_t ntok, pos, tcap;
+	unsigned int eol_col;	/* just past the line's last token */
+	long cur;		/* index of the TG being read; -1: globals */
+	uint32_t own;		/* keywords given in the current section */
+	enum idf_kw last_kw;	/* the keyword being read */
+	bool line_kw;		/* a keyword was read on this line */
+};
+
+typedef int (*kw_parse_fn)(struct parser *p, struct idf_tg *tg);
+
+#define IDF_KW_PROTO(name, args) \
+	static int parse_##name(struct parser *p, struct idf_tg *tg);
+IDF_KEYWORDS(IDF_KW_PROTO)
+#undef IDF_KW_PROTO
+
+static const struct {
+	const char *name;
+	const char *args;
+	kw_parse_fn parse;
+} keywords[IDF_KW_COUNT] = {
+#define IDF_KW_ENTRY(n, a) [IDF_KW_##n] = { #n, a, parse_##n },
+	IDF_KEYWORDS(IDF_KW_ENTRY)
+#undef IDF_KW_ENTRY
+};
+
+/* Keywords of the full language (MTG's Fig. 4) that this version lacks. */
+static const char *const later_keywords[] = {
+	"data", "qlen", "jitt", "cos", "addr", "nowb", "rpol", NULL
+};
+
+/* Distributions of MTG and D-ITG that this version lacks. */
+static const char *const later_dists[] = {
+	"random", "uniform", "poisson", "exponential", "markov", "mmpp",
+	"fractal", "fgn", "voice", "file", "trace", "pareto", "cauchy",
+	"normal", "gamma", "weibull", "lognormal", NULL
+};
+
+const char *idf_kw_name(enum idf_kw kw)
+{
+	return keywords[kw].name;
+}
+
+const char *idf_kw_args(enum idf_kw kw)
+{
+	return keywords[kw].args;
+}
+
+const char *idf_dist_name(enum idf_dist d)
+{
+	return d == IDF_DIST_FIXED ? "fixed" : "?";
+}
+
+const char *idf_patt_name(enum idf_patt pt)
+{
+	static const char *const names[] = {
+		[IDF_PATT_FIXED] = "fixed",
+		[IDF_PATT_RANDOM] = "random",
+		[IDF_PATT_INCR] = "incremental",
+	};
+	return names[pt];
+}
+
+const char *idf_path_name(enum idf_path pt)
+{
+	return pt == IDF_PATH_QDISC ? "qdisc" : "driver";
+}
+
+const char *idf_mode_name(enum idf_mode m)
+{
+	return m == IDF_MODE_PRECISE ? "precise" : "plain";
+}
+
+const char *idf_late_name(enum idf_late l)
+{
+	return l == IDF_LATE_SKIP ? "skip" : "catchup";
+}
+
+uint32_t idf_seed(const struct idf_tg *tg)
+{
+	if (idf_has(tg, IDF_KW_seed))
+		return tg->seed;
+	return (tg->id - 1) % LEHMER_SEED_MAX + 1;
+}
+
+uint32_t idf_patt_seed(const struct idf_tg *tg)
+{
+	struct lehmer g;
+
+	lehmer_init(&g, idf_seed(tg));
+	return lehmer_next(&g);
+}
+
+uint16_t idf_src_port(const struct idf_tg *tg)
+{
+	if (tg->src.port)
+		return tg->src.port;
+	return IDF_SRC_PORT_BASE + tg->id % (65536 - IDF_SRC_PORT_BASE);
+}
+
+void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
+{
+	if (!a->family || !inet_ntop(a->family, a->addr, buf, size))
+		snprintf(buf, size, "-");
+}
+
+/* Diagnostics */
+
+static void diag(struct idf_file *f, bool warning, unsigned int line,
+		 unsigned int col, const char *fmt, va_list ap)
+{
+	struct idf_diag *d;
+
+	if (warning)
+		f->nwarnings++;
+	else
+		f->nerrors++;
+	if (f->ndiags == IDF_MAX_DIAGS)
+		return;
+	d = &f->diags[f->ndiags++];
+	d->loc.line = line;
+	d->loc.col = col;
+	d->warning = warning;
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void error_at(struct idf_file *f, unsigned int line, unsigned int col,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag(f, false, line, col, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void error_loc(struct idf_file *f, const struct idf_loc *loc,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag(f, false, loc->line, loc->col, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void warn_loc(struct idf_file *f, const struct idf_loc *loc,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag(f, true, loc->line, loc->col, fmt, ap);
+	va_end(ap);
+}
+
+void idf_print_diags(const struct idf_file *f, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < f->ndiags; i++) {
+		const struct idf_diag *d = &f->diags[i];
+		const char *kind = d->warning ? "warning" : "error";
+
+		if (d->loc.line)
+			fprintf(out, "%s:%u:%u: %s: %s\n", f->name,
+				d->loc.line, d->loc.col, kind, d->msg);
+		else
+			fprintf(out, "%s: %s: %s\n", f->name, kind, d->msg);
+	}
+	if (f->nerrors + f->nwarnings > f->ndiags)
+		fprintf(out, "%s: %zu more errors or warnings not shown\n",
+			f->name, f->nerrors + f->nwarnings - f->ndiags);
+}
+
+/* Numbers */
+
+static int pow10_mul(uint64_t *v, int exp)
+{
+	while (exp-- > 0) {
+		if (*v > UINT64_MAX / 10)
+			return -1;
+		*v *= 10;
+	}
+	return 0;
+}
+
+/*
+ * s[0..n) as a decimal number with an optional fraction, times 10^exp;
+ * the result must be whole.
+ */
+static int parse_scaled(const char *s, size_t n, int exp, uint64_t *out,
+			const char **why)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	int frac = -1, digits = 0;
+
+	for (; i < n; i++) {
+		if (s[i] == '.' && frac < 0) {
+			frac = 0;
+			continue;
+		}
+		if (!isdigit((unsigned char)s[i])) {
+			*why = "not a number";
+			return -1;
+		}
+		if (v > (UINT64_MAX - 9) / 10) {
+			*why = "too large";
+			return -1;
+		}
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		digits++;
+		if (frac >= 0)
+			frac++;
+	}
+	if (!digits) {
+		*why = "not a number";
+		return -1;
+	}
+	exp -= frac > 0 ? frac : 0;
+	for (; exp < 0; exp++) {
+		if (v % 10) {
+			*why = "finer than the smallest unit";
+			return -1;
+		}
+		v /= 10;
+	}
+	if (pow10_mul(&v, exp)) {
+		*why = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+struct unit {
+	const char *suffix;
+	int exp;		/* power of ten of the base unit */
+};
+
+static int parse_with_units(const char *s, const struct unit *units,
+			    int bare_exp, uint64_t *out, const char **why)
+{
+	size_t n = strlen(s), k = n;
+	const struct unit *u;
+
+	while (k > 0 && isalpha((unsigned char)s[k - 1]))
+		k--;
+	if (k == n)
+		return parse_scaled(s, n, bare_exp, out, why);
+	if (k == 0) {
+		*why = NULL;
+		return -1;
+	}
+	for (u = units; u->suffix; u++)
+		if (!strcmp(s + k, u->suffix))
+			return parse_scaled(s, k, u->exp, out, why);
+	*why = "unknown unit";
+	return -1;
+}
+
+int idf_parse_time(const char *s, int bare_exp, uint64_t *ns, const char **why)
+{
+	static const struct unit units[] = {
+		{ "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 }, { NULL, 0 }
+	};
+
+	return parse_with_units(s, units, bare_exp, ns, why);
+}
+
+int idf_parse_count(const char *s, uint64_t *v, const char **why)
+{
+	static const struct unit units[] = {
+		{ "k", 3 }, { "K", 3 }, { "M", 6 }, { "G", 9 }, { NULL, 0 }
+	};
+
+	return parse_with_units(s, units, 0, v, why);
+}
+
+/* A whole number, decimal or 0x hexadecimal, at most max. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!isxdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, base);
+	if (*end || errno || *out > max)
+		return -1;
+	return 0;
+}
+
+/* Tokens */
+
+static int kw_lookup(const char *s)
+{
+	int i;
+
+	for (i = 0; i < IDF_KW_COUNT; i++)
+		if (!strcmp(s, keywords[i].name))
+			return i;
+	return -1;
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+static bool is_keyword(const char *s)
+{
+	return kw_lookup(s) >= 0 || in_list(later_keywords, s);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[32], prev, tmp;
+
+	if (la >= 32 || lb >= 32)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+static const char *closest_keyword(const char *s)
+{
+	const char *best = NULL;
+	size_t d, best_d = 3;
+	int i;
+
+	for (i = 0; i < IDF_KW_COUNT; i++) {
+		d = edit_distance(s, keywords[i].name);
+		if (d < best_d && d < strlen(s)) {
+			best_d = d;
+			best = keywords[i].name;
+		}
+	}
+	return best;
+}
+
+static const char *kw(const struct parser *p)
+{
+	return keywords[p->last_kw].name;
+}
+
+/*
+ * The next token, which the keyword needs; NULL (reported) at the end of
+ * the line or at a keyword, which is left for the next group.
+ */
+static struct tok *need(struct parser *p, const char *what)
+{
+	struct tok *t = &p->toks[p->pos];
+
+	if (p->pos >= p->ntok) {
+		error_at(p->f, p->line, p->eol_col,
+			 "'%s' expects %s, got end of line", kw(p), what);
+		return NULL;
+	}
+	if (is_keyword(t->s)) {
+		error_at(p->f, p->line, t->col,
+			 "'%s' expects %s, got keyword '%s'", kw(p), what,
+			 t->s);
+		return NULL;
+	}
+	p->pos++;
+	return t;
+}
+
+/*
+ * The next token if it is an optional argument: the optional arguments
+ * are numbers, so a word (a keyword, or a misspelt one) is not taken.
+ */
+static struct tok *maybe(struct parser *p)
+{
+	const char *s;
+
+	if (p->pos >= p->ntok)
+		return NULL;
+	s = p->toks[p->pos].s;
+	if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+		return NULL;
+	return &p->toks[p->pos++];
+}
+
+static int expected(struct parser *p, const struct tok *t, const char *what,
+		    const char *why)
+{
+	if (why)
+		error_at(p->f, p->line, t->col, "'%s' expects %s, got '%s' (%s)",
+			 kw(p), what, t->s, why);
+	else
+		error_at(p->f, p->line, t->col, "'%s' expects %s, got '%s'",
+			 kw(p), what, t->s);
+	return -1;
+}
+
+static int not_yet(struct parser *p, const struct tok *t, const char *only)
+{
+	error_at(p->f, p->line, t->col,
+		 "'%s %s' is not supported yet (only %s)", kw(p), t->s, only);
+	return -1;
+}
+
+/* Arguments */
+
+#define WHAT_LEN	"a length in bytes"
+#define WHAT_INTA	"a time (ms, or a unit: ns, us, ms, s)"
+#define WHAT_TIME	"a time (s, or a unit: ns, us, ms, s)"
+#define WHAT_THRO	"a throughput in bit/s (suffixes k, M, G)"
+#define WHAT_BYTE	"a number from 0 to 255"
+
+static int arg_uint(struct parser *p, const struct tok *t, uint64_t min,
+		    uint64_t max, const char *what, uint64_t *v)
+{
+	if (parse_uint(t->s, max, v) || *v < min)
+		return expected(p, t, what, NULL);
+	return 0;
+}
+
+static int arg_time(struct parser *p, const struct tok *t, int bare_exp,
+		    const char *what, uint64_t *ns)
+{
+	const char *why;
+
+	if (idf_parse_time(t->s, bare_exp, ns, &why))
+		return expected(p, t, what, why);
+	return 0;
+}
+
+static int arg_len(struct parser *p, const struct tok *t, uint32_t *len)
+{
+	uint64_t v;
+
+	if (parse_uint(t->s, 1000000, &v))
+		return expected(p, t, WHAT_LEN, NULL);
+	*len = (uint32_t)v;
+	return 0;
+}
+
+static int arg_thro(struct parser *p, const struct tok *t, uint64_t *v)
+{
+	const char *why = NULL;
+
+	if (idf_parse_count(t->s, v, &why) || !*v)
+		return expected(p, t, WHAT_THRO, why);
+	return 0;
+}
+
+static int arg_byte(struct parser *p, const struct tok *t, uint8_t *b)
+{
+	uint64_t v;
+
+	if (arg_uint(p, t, 0, 255, WHAT_BYTE, &v))
+		return -1;
+	*b = (uint8_t)v;
+	return 0;
+}
+
+/* ADDR[:PORT]: 192.0.2.1, 192.0.2.1:5000, [2001:db8::1]:5000, :5000 */
+static int arg_endpoint(struct parser *p, const struct tok *t, bool need_port,
+			struct idf_addr *a)
+{
+	const char *what = need_port ?
+		"ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000)" :
+		"ADDR[:PORT] (IPv6 in brackets: [2001:db8::1]:5000)";
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *port = NULL;
+	char *host = buf, *c;
+	uint64_t v;
+
+	memset(a, 0, sizeof(*a));
+	if (strlen(t->s) >= sizeof(buf))
+		return expected(p, t, what, NULL);
+	strcpy(buf, t->s);
+	if (buf[0] == '[') {
+		c = strchr(buf, ']');
+		if (!c)
+			return expected(p, t, what, "no ']'");
+		*c = '\0';
+		host = buf + 1;
+		if (c[1] == ':')
+			port = c + 2;
+		else if (c[1])
+			return expected(p, t, what, NULL);
+		if (inet_pton(AF_INET6, host, a->addr) != 1)
+			return expected(p, t, what, "not an IPv6 address");
+		a->family = AF_INET6;
+	} else if (strchr(buf, ':') != strrchr(buf, ':')) {
+		if (need_port)
+			return expected(p, t, what,
+					"an IPv6 address with a port goes in brackets");
+		if (inet_pton(AF_INET6, buf, a->addr) != 1)
+			return expected(p, t, what, "not an IPv6 address");
+		a->family = AF_INET6;
+	} else {
+		c = strchr(buf, ':');
+		if (c) {
+			*c = '\0';
+			port = c + 1;
+		}
+		if (*host) {
+			if (inet_pton(AF_INET, host, a->addr) != 1)
+				return expected(p, t, what,
+						"not an IPv4 address");
+			a->family = AF_INET;
+		} else if (need_port) {
+			return expected(p, t, what, "no address");
+		}
+	}
+	if (!port && need_port)
+		return expected(p, t, what, "no port");
+	if (port) {
+		if (parse_uint(port, 65535, &v) || !v)
+			return expected(p, t, what, "port must be 1..65535");
+		a->port = (uint16_t)v;
+	}
+	return 0;
+}
+
+/* A name for the kernel: no '/', not "." or "..", not too long. */
+static int arg_name(struct parser *p, const struct tok *t, size_t max,
+		    const char *reject, char *out, const char *what)
+{
+	if (strlen(t->s) > max || strpbrk(t->s, reject) ||
+	    !strcmp(t->s, ".") || !strcmp(t->s, ".."))
+		return expected(p, t, what, NULL);
+	strcpy(out, t->s);
+	return 0;
+}
+
+/* Keywords */
+
+/* tgid is handled by parse_line(); this one is never called. */
+static int parse_tgid(struct parser *p, struct idf_tg *tg)
+{
+	(void)p;
+	(void)tg;
+	return -1;
+}
+
+static int parse_dist(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, "a distribution ('fixed')");
+
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, "fixed")) {
+		tg->dist = IDF_DIST_FIXED;
+		return 0;
+	}
+	if (in_list(later_dists, t->s))
+		return not_yet(p, t, "'fixed'");
+	return expected(p, t, "a distribution ('fixed')", NULL);
+}
+
+static int parse_pkts(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_LEN), *m;
+
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, "variable") || !strcmp(t->s, "computed"))
+		return not_yet(p, t, "'fixed'");
+	if (!strcmp(t->s, "fixed")) {
+		t = need(p, WHAT_LEN);
+		if (!t)
+			return -1;
+	}
+	if (arg_len(p, t, &tg->len_max))
+		return -1;
+	tg->len_min = tg->len_max;
+	m = maybe(p);
+	if (m) {
+		if (arg_len(p, m, &tg->len_min))
+			return -1;
+		if (tg->len_min != tg->len_max) {
+			error_at(p->f, p->line, m->col,
+				 "with 'pkts fixed', MIN must equal MAX (got %u and %u)",
+				 tg->len_max, tg->len_min);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_inta(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_INTA), *m;
+
+	if (!t || arg_time(p, t, 6, WHAT_INTA, &tg->inta_min))
+		return -1;
+	tg->inta_max = tg->inta_min;
+	m = maybe(p);
+	if (m) {
+		if (arg_time(p, m, 6, WHAT_INTA, &tg->inta_max))
+			return -1;
+		if (tg->inta_max < tg->inta_min) {
+			error_at(p->f, p->line, m->col,
+				 "'inta' MAX is below MIN");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_thro(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_THRO), *m;
+
+	if (!t || arg_thro(p, t, &tg->thro_req))
+		return -1;
+	tg->thro_min = 0;
+	m = maybe(p);
+	if (m) {
+		if (arg_thro(p, m, &tg->thro_min))
+			return -1;
+		if (tg->thro_min > tg->thro_req) {
+			error_at(p->f, p->line, m->col,
+				 "'thro' MIN is above REQ");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_time(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, "'relative'"), *d;
+
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, "absolute") || !strcmp(t->s, "user") ||
+	    !strcmp(t->s, "poisson"))
+		return not_yet(p, t, "'relative'");
+	if (strcmp(t->s, "relative"))
+		return expected(p, t, "'relative'", NULL);
+	t = need(p, "a start " WHAT_TIME);
+	if (!t || arg_time(p, t, 9, "a start " WHAT_TIME, &tg->start))
+		return -1;
+	tg->duration = 0;
+	d = maybe(p);
+	if (d && arg_time(p, d, 9, "a duration " WHAT_TIME, &tg->duration))
+		return -1;
+	return 0;
+}
+
+static int parse_count(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a number of packets (suffixes k, M, G)";
+	const char *why = NULL;
+	struct tok *t = need(p, what);
+
+	if (!t)
+		return -1;
+	if (idf_parse_count(t->s, &tg->count, &why))
+		return expected(p, t, what, why);
+	return 0;
+}
+
+static int parse_patt(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'fixed', 'random' or 'incremental'";
+	struct tok *t = need(p, what);
+
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, "random")) {
+		tg->patt = IDF_PATT_RANDOM;
+		tg->patt_value = 0;
+		t = maybe(p);	/* MTG writes a value; random ignores it */
+		return t ? arg_byte(p, t, &tg->patt_value) : 0;
+	}
+	if (!strcmp(t->s, "fixed"))
+		tg->patt = IDF_PATT_FIXED;
+	else if (!strcmp(t->s, "incremental"))
+		tg->patt = IDF_PATT_INCR;
+	else
+		return expected(p, t, what, NULL);
+	t = need(p, WHAT_BYTE);
+	return t ? arg_byte(p, t, &tg->patt_value) : -1;
+}
+
+static int parse_seed(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a seed from 1 to 2147483646";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, LEHMER_SEED_MIN, LEHMER_SEED_MAX, what, &v))
+		return -1;
+	tg->seed = (uint32_t)v;
+	return 0;
+}
+
+static int parse_dev(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "an interface name (at most 15 bytes)";
+	struct tok *t = need(p, what);
+
+	return t ? arg_name(p, t, IDF_DEVNAME_MAX, "/:", tg->dev, what) : -1;
+}
+
+static int parse_netns(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a namespace name (a file in /run/netns)";
+	struct tok *t = need(p, what);
+
+	return t ? arg_name(p, t, IDF_NETNS_MAX, "/", tg->netns, what) : -1;
+}
+
+static int parse_cpu(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a CPU number";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 0, 65535, what, &v))
+		return -1;
+	tg->cpu = (uint32_t)v;
+	return 0;
+}
+
+static int parse_src(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, "ADDR[:PORT]");
+
+	return t ? arg_endpoint(p, t, false, &tg->src) : -1;
+}
+
+static int parse_dst(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, "ADDR:PORT");
+
+	return t ? arg_endpoint(p, t, true, &tg->dst) : -1;
+}
+
+static int parse_tos(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_BYTE);
+
+	return t ? arg_byte(p, t, &tg->tos) : -1;
+}
+
+static int parse_ttl(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a number from 1 to 255";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 1, 255, what, &v))
+		return -1;
+	tg->ttl = (uint8_t)v;
+	return 0;
+}
+
+/* One of two words: 0 for the first, 1 for the second. */
+static int parse_choice(struct parser *p, const char *a, const char *b,
+			int *out)
+{
+	char what[64];
+	struct tok *t;
+
+	snprintf(what, sizeof(what), "'%s' or '%s'", a, b);
+	t = need(p, what);
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, a))
+		*out = 0;
+	else if (!strcmp(t->s, b))
+		*out = 1;
+	else
+		return expected(p, t, what, NULL);
+	return 0;
+}
+
+static int parse_path(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "driver", "qdisc", &v))
+		return -1;
+	tg->path = v ? IDF_PATH_QDISC : IDF_PATH_DRIVER;
+	return 0;
+}
+
+static int parse_mode(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "plain", "precise", &v))
+		return -1;
+	tg->mode = v ? IDF_MODE_PRECISE : IDF_MODE_PLAIN;
+	return 0;
+}
+
+static int parse_late(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "catchup", "skip", &v))
+		return -1;
+	tg->late = v ? IDF_LATE_SKIP : IDF_LATE_CATCHUP;
+	return 0;
+}
+
+static int parse_mac(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a MAC address XX:XX:XX:XX:XX:XX";
+	struct tok *t = need(p, what);
+	const char *s;
+	int i;
+
+	if (!t)
+		return -1;
+	s = t->s;
+	for (i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) ||
+		    !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i == 5 ? '\0' : ':'))
+			return expected(p, t, what, NULL);
+		tg->mac[i] = (uint8_t)strtoul((char[]){ s[0], s[1], 0 },
+					      NULL, 16);
+	}
+	return 0;
+}
+
+static int parse_threshold(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_INTA);
+
+	return t ? arg_time(p, t, 6, WHAT_INTA, &tg->threshold) : -1;
+}
+
+/* Lines */
+
+static struct idf_tg *current(struct parser *p)
+{
+	return p->cur < 0 ? &p->f->globals : &p->f->tgs[p->cur];
+}
+
+/* Skip to the next token that is a keyword. */
+static void resync(struct parser *p)
+{
+	while (p->pos < p->ntok && !is_keyword(p->toks[p->pos].s))
+		p->pos++;
+}
+
+static void defaults(struct idf_tg *tg)
+{
+	memset(tg, 0, sizeof(*tg));
+	tg->ttl = 64;
+}
+
+static int start_tg(struct parser *p, const struct tok *kt,
+		    const struct tok *t)
+{
+	struct idf_file *f = p->f;
+	struct idf_tg *tg;
+	uint64_t id = 0;
+	size_t i;
+	bool bad;
+
+	p->last_kw = IDF_KW_tgid;
+	bad = !t || arg_uint(p, t, 1, UINT32_MAX,
+			     "a TG number from 1 to 4294967295", &id);
+	if (f->ntgs == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16;
+		struct idf_tg *n = realloc(f->tgs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->tgs = n;
+		f->cap = cap;
+	}
+	tg = &f->tgs[f->ntgs];
+	*tg = f->globals;
+	tg->set &= ~(1U << IDF_KW_tgid);
+	tg->id = (uint32_t)id;
+	tg->set |= 1U << IDF_KW_tgid;
+	tg->loc[IDF_KW_tgid].line = p->line;
+	tg->loc[IDF_KW_tgid].col = kt->col;
+	if (bad)
+		tg->bad |= 1U << IDF_KW_tgid;
+	for (i = 0; i < f->ntgs && !bad; i++) {
+		if (f->tgs[i].id == tg->id &&
+		    !(f->tgs[i].bad & (1U << IDF_KW_tgid))) {
+			error_at(f, p->line, t->col,
+				 "duplicate tgid %u (first at line %u)",
+				 tg->id, f->tgs[i].loc[IDF_KW_tgid].line);
+			tg->bad |= 1U << IDF_KW_tgid;
+			break;
+		}
+	}
+	p->cur = (long)f->ntgs++;
+	p->own = 1U << IDF_KW_tgid;
+	return 0;
+}
+
+static int parse_line(struct parser *p)
+{
+	struct idf_file *f = p->f;
+
+	p->pos = 0;
+	p->line_kw = false;
+	while (p->pos < p->ntok) {
+		struct tok *t = &p->toks[p->pos++];
+		struct idf_tg *tg;
+		int k = kw_lookup(t->s);
+		const char *near;
+
+		if (k == IDF_KW_tgid) {
+			struct tok *v = need(p, "a TG number");
+
+			if (start_tg(p, t, v))
+				return -ENOMEM;
+			p->line_kw = true;
+			if (current(p)->bad & (1U << IDF_KW_tgid))
+				resync(p);
+			continue;
+		}
+		if (k < 0) {
+			if (in_list(later_keywords, t->s))
+				error_at(f, p->line, t->col,
+					 "'%s' is not supported yet", t->s);
+			else if (!isalpha((unsigned char)t->s[0]) && p->line_kw)
+				error_at(f, p->line, t->col,
+					 "expected a keyword, got '%s' (too many values for '%s'?)",
+					 t->s, kw(p));
+			else if (!isalpha((unsigned char)t->s[0]))
+				error_at(f, p->line, t->col,
+					 "expected a keyword, got '%s'", t->s);
+			else if ((near = closest_keyword(t->s)))
+				error_at(f, p->line, t->col,
+					 "unknown keyword '%s'; did you mean '%s'?",
+					 t->s, near);
+			else
+				error_at(f, p->line, t->col,
+					 "unknown keyword '%s'", t->s);
+			resync(p);
+			continue;
+		}
+		tg = current(p);
+		p->last_kw = (enum idf_kw)k;
+		p->line_kw = true;
+		if (p->own & (1U << k))
+			error_at(f, p->line, t->col,
+				 "'%s' given twice (first at line %u)",
+				 t->s, tg->loc[k].line);
+		p->own |= 1U << k;
+		tg->set |= 1U << k;
+		tg->bad &= ~(1U << k);
+		tg->loc[k].line = p->line;
+		tg->loc[k].col = t->col;
+		if (keywords[k].parse(p, tg)) {
+			tg->bad |= 1U << k;
+			resync(p);
+		}
+	}
+	return 0;
+}
+
+/* Cut the line into tokens, in place; '#' starts a comment. */
+static int tokenize(struct parser *p, char *line, size_t len)
+{
+	char *c = line, *end;
+
+	end = memchr(line, '#', len);
+	if (end)
+		*end = '\0';
+	p->ntok = 0;
+	p->eol_col = 1;
+	for (;;) {
+		while (*c && isspace((unsigned char)*c))
+			c++;
+		if (!*c)
+			break;
+		if (p->ntok == p->tcap) {
+			size_t cap = p->tcap ? 2 * p->tcap : 32;
+			struct tok *n = realloc(p->toks, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			p->toks = n;
+			p->tcap = cap;
+		}
+		p->toks[p->ntok].s = c;
+		p->toks[p->ntok].col = (unsigned int)(c - line) + 1;
+		p->ntok++;
+		while (*c && !isspace((unsigned char)*c))
+			c++;
+		p->eol_col = (unsigned int)(c - line) + 2;
+		if (*c)
+			*c++ = '\0';
+	}
+	return 0;
+}
+
+int idf_parse(struct idf_file *f, FILE *in)
+{
+	struct parser p = { .f = f, .cur = -1 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+
+	defaults(&f->globals);
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		p.line++;
+		if (memchr(line, '\0', (size_t)len)) {
+			error_at(f, p.line, 1, "NUL byte in the line");
+			continue;
+		}
+		err = tokenize(&p, line, (size_t)len);
+		if (!err)
+			err = parse_line(&p);
+		if (err)
+			break;
+	}
+	if (!err && ferror(in))
+		err = -errno;
+	free(line);
+	free(p.toks);
+	return err;
+}
+
+/* Validation: what only the whole TG tells. */
+
+static void validate_tg(struct idf_file *f, struct idf_tg *tg)
+{
+	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
+	uint32_t known = tg->set & ~tg->bad;
+	bool v6 = tg->dst.family == AF_INET6;
+	uint32_t min_len = v6 ? IDF_LEN_MIN_IPV6 : IDF_LEN_MIN_IPV4;
+
+#define KNOWN(k)	(known & (1U << IDF_KW_##k))
+#define GIVEN(k)	idf_has(tg, IDF_KW_##k)
+	if (!GIVEN(dst))
+		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
+			  tg->id);
+	if (!GIVEN(dev))
+		error_loc(f, at, "TG %u has no 'dev' (the interface to send from)",
+			  tg->id);
+	if (!GIVEN(pkts))
+		error_loc(f, at, "TG %u has no 'pkts' (the packet length)",
+			  tg->id);
+	if (!GIVEN(thro) && !GIVEN(inta))
+		error_loc(f, at, "TG %u has neither 'thro' nor 'inta': nothing sets its rate",
+			  tg->id);
+	if (KNOWN(src) && KNOWN(dst) && tg->src.family &&
+	    tg->src.family != tg->dst.family)
+		error_loc(f, &tg->loc[IDF_KW_src],
+			  "TG %u: 'src' is %s but 'dst' is %s", tg->id,
+			  v6 ? "IPv4" : "IPv6", v6 ? "IPv6" : "IPv4");
+	if (KNOWN(pkts) && tg->len_min < min_len)
+		error_loc(f, &tg->loc[IDF_KW_pkts],
+			  "TG %u: 'pkts' %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
+			  tg->id, tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
+			  v6 ? "IPv6 40" : "IPv4 20");
+	if (KNOWN(pkts) && tg->len_max > IDF_LEN_MAX)
+		error_loc(f, &tg->loc[IDF_KW_pkts],
+			  "TG %u: 'pkts' %u is above the largest frame, %u bytes",
+			  tg->id, tg->len_max, IDF_LEN_MAX);
+	if (KNOWN(thro) && KNOWN(pkts) &&
+	    tg->thro_req > (uint64_t)tg->len_max * 8 * 1000000000ULL)
+		error_loc(f, &tg->loc[IDF_KW_thro],
+			  "TG %u: 'thro' %llu bit/s with %u-byte packets needs gaps below a nanosecond",
+			  tg->id, (unsigned long long)tg->thro_req,
+			  tg->len_max);
+	if (GIVEN(thro) && GIVEN(pkts) && GIVEN(inta)) {
+		warn_loc(f, &tg->loc[IDF_KW_inta],
+			 "TG %u: 'inta' is ignored: 'pkts' and 'thro' set the gap",
+			 tg->id);
+	} else if (KNOWN(inta)) {
+		if (!tg->inta_min)
+			error_loc(f, &tg->loc[IDF_KW_inta],
+				  "TG %u: 'inta' must be above 0", tg->id);
+		else if (tg->dist == IDF_DIST_FIXED &&
+			 tg->inta_min != tg->inta_max)
+			error_loc(f, &tg->loc[IDF_KW_inta],
+				  "TG %u: with 'dist fixed', 'inta' MIN must equal MAX",
+				  tg->id);
+	}
+#undef KNOWN
+#undef GIVEN
+}
+
+/* File order: by line, then column, then as found. */
+static void sort_diags(struct idf_file *f)
+{
+	size_t i, j;
+
+	for (i = 1; i < f->ndiags; i++) {
+		struct idf_diag d = f->diags[i];
+
+		for (j = i; j > 0; j--) {
+			const struct idf_loc *a = &f->diags[j - 1].loc;
+
+			if (a->line < d.loc.line ||
+			    (a->line == d.loc.line && a->col <= d.loc.col))
+				break;
+			f->diags[j] = f->diags[j - 1];
+		}
+		f->diags[j] = d;
+	}
+}
+
+int idf_validate(struct idf_file *f)
+{
+	size_t i;
+
+	if (!f->ntgs && !f->nerrors)
+		error_at(f, 0, 0, "no 'tgid': the file describes no traffic generator");
+	for (i = 0; i < f->ntgs; i++)
+		if (!(f->tgs[i].bad & (1U << IDF_KW_tgid)))
+			validate_tg(f, &f->tgs[i]);
+	sort_diags(f);
+	return f->nerrors ? -1 : 0;
+}
+
+int idf_load(struct idf_file *f, const char *path)
+{
+	FILE *in;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(path);
+	if (!f->name)
+		return -ENOMEM;
+	in = fopen(path, "r");
+	if (!in)
+		return -errno;
+	err = idf_parse(f, in);
+	fclose(in);
+	if (err)
+		return err;
+	return idf_validate(f) ? -EINVAL : 0;
+}
+
+void idf_free(struct idf_file *f)
+{
+	free(f->tgs);
+	free(f->name);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * IDF: the experiment description mtgctl reads (Documentation/idf.rst).
+ *
+ * A file is a list of keyword groups (`keyword value...`), several per line
+ * if wanted, `#` to the end of a line a comment. Groups before the first
+ * `tgid` are the globals: defaults for every TG. Each `tgid N` starts a TG.
+ *
+ * idf_parse() reads a file into struct idf_file, collecting every error it
+ * finds (up to IDF_MAX_DIAGS) with file:line:column; idf_validate() checks
+ * what only a whole TG can tell (a destination, a rate, lengths that fit
+ * the headers). A file with errors is never run.
+ */
+#ifndef MTGCTL_IDF_H
+#define MTGCTL_IDF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IDF_MAX_DIAGS		20	/* errors reported before giving up */
+#define IDF_DEVNAME_MAX		15	/* IFNAMSIZ - 1 */
+#define IDF_NETNS_MAX		255	/* a file name under /run/netns */
+
+/*
+ * Frame lengths at L2 without FCS: Ethernet 14, IPv4 20 or IPv6 40, UDP 8,
+ * then the MTG header (MTG_HDR_LEN). The largest is a 9000-byte jumbo
+ * frame with its Ethernet and VLAN headers.
+ */
+#define IDF_LEN_MIN_IPV4	(14 + 20 + 8 + 88)	/* 130 */
+#define IDF_LEN_MIN_IPV6	(14 + 40 + 8 + 88)	/* 150 */
+#define IDF_LEN_MAX		9018
+
+#define IDF_SRC_PORT_BASE	4000	/* default source port: 4000 + tgid */
+
+/*
+ * The keywords, one list so the parser, the checks and the output agree:
+ * K(name, arguments as the help and the errors show them).
+ */
+#define IDF_KEYWORDS(K)						\
+	K(tgid,		"N")					\
+	K(dist,		"fixed")				\
+	K(pkts,		"fixed MAX [MIN]")			\
+	K(inta,		"MIN [MAX]")				\
+	K(thro,		"REQ [MIN]")				\
+	K(time,		"relative START [DURATION]")		\
+	K(count,	"N")					\
+	K(patt,		"fixed|random|incremental N")		\
+	K(seed,		"N")					\
+	K(dev,		"NAME")					\
+	K(netns,	"NAME")					\
+	K(cpu,		"N")					\
+	K(src,		"ADDR[:PORT]")				\
+	K(dst,		"ADDR:PORT")				\
+	K(tos,		"N")					\
+	K(ttl,		"N")					\
+	K(path,		"driver|qdisc")				\
+	K(mode,		"plain|precise")			\
+	K(late,		"catchup|skip")				\
+	K(mac,		"XX:XX:XX:XX:XX:XX")			\
+	K(threshold,	"DURATION")
+
+enum idf_kw {
+#define IDF_KW_ENUM(name, args) IDF_KW_##name,
+	IDF_KEYWORDS(IDF_KW_ENUM)
+#undef IDF_KW_ENUM
+	IDF_KW_COUNT
+};
+
+enum idf_dist { IDF_DIST_FIXED };
+enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
+enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
+enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
+enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
+
+/* Where something was written: 1-based line and byte column. */
+struct idf_loc {
+	unsigned int line;
+	unsigned int col;
+};
+
+struct idf_addr {
+	int family;		/* AF_INET or AF_INET6; 0: no address given */
+	uint8_t addr[16];	/* network order; IPv4 in the first 4 bytes */
+	uint16_t port;		/* 0: none given */
+};
+
+/* One TG as written, globals applied. Units in the comments. */
+struct idf_tg {
+	uint32_t id;
+	uint32_t set;		/* 1 << IDF_KW_*: given here or in the globals */
+	uint32_t bad;		/* 1 << IDF_KW_*: given with an error */
+	struct idf_loc loc[IDF_KW_COUNT];	/* where each was given */
+
+	enum idf_dist dist;
+	uint32_t len_max;	/* pkts: bytes at L2 without FCS */
+	uint32_t len_min;
+	uint64_t inta_min;	/* nanoseconds */
+	uint64_t inta_max;	/* nanoseconds */
+	uint64_t thro_req;	/* bit/s */
+	uint64_t thro_min;	/* bit/s; 0: not given */
+	uint64_t start;		/* nanoseconds after the run's T0 */
+	uint64_t duration;	/* nanoseconds; 0: no limit */
+	uint64_t count;		/* packets; 0: no limit */
+	enum idf_patt patt;
+	uint8_t patt_value;
+	uint32_t seed;		/* Lehmer seed, 1 .. 2^31 - 2 */
+	char dev[IDF_DEVNAME_MAX + 1];
+	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
+	uint32_t cpu;		/* valid if set has IDF_KW_cpu */
+	struct idf_addr src;
+	struct idf_addr dst;
+	uint8_t tos;
+	uint8_t ttl;
+	enum idf_path path;
+	enum idf_mode mode;
+	enum idf_late late;
+	uint8_t mac[6];		/* valid if set has IDF_KW_mac */
+	uint64_t threshold;	/* nanoseconds; 0: none */
+};
+
+struct idf_diag {
+	struct idf_loc loc;	/* line 0: about the whole file */
+	bool warning;
+	char msg[240];
+};
+
+struct idf_file {
+	char *name;		/* as given on the command line */
+	struct idf_tg globals;
+	struct idf_tg *tgs;
+	size_t ntgs;
+	size_t cap;
+	struct idf_diag diags[IDF_MAX_DIAGS];
+	size_t ndiags;		/* stored in diags */
+	size_t nerrors;		/* counted, stored or not */
+	size_t nwarnings;
+};
+
+/* Parse and validate; 0 if the file holds no error, else -1 (see diags). */
+int idf_load(struct idf_file *f, const char *path);
+int idf_parse(struct idf_file *f, FILE *in);
+int idf_validate(struct idf_file *f);
+void idf_free(struct idf_file *f);
+
+/* Print the diagnostics as `file:line:col: error: message`. */
+void idf_print_diags(const struct idf_file *f, FILE *out);
+
+/* The keyword's name and argument grammar. */
+const char *idf_kw_name(enum idf_kw kw);
+const char *idf_kw_args(enum idf_kw kw);
+static inline bool idf_has(const struct idf_tg *tg, enum idf_kw kw)
+{
+	return tg->set & (1U << kw);
+}
+
+/* Names of the values, as the IDF writes them. */
+const char *idf_dist_name(enum idf_dist d);
+const char *idf_patt_name(enum idf_patt p);
+const char *idf_path_name(enum idf_path p);
+const char *idf_mode_name(enum idf_mode m);
+const char *idf_late_name(enum idf_late l);
+
+/* The TG's Lehmer seed: `seed`, else derived from the tgid. */
+uint32_t idf_seed(const struct idf_tg *tg);
+/* The payload's xorshift seed: the first value of the TG's Lehmer stream. */
+uint32_t idf_patt_seed(const struct idf_tg *tg);
+/* Source port: the one given, else IDF_SRC_PORT_BASE + tgid mod 61536. */
+uint16_t idf_src_port(const struct idf_tg *tg);
+
+/*
+ * Numbers with units, shared with the command line: a decimal number (a
+ * fraction allowed) and an optional suffix. Time: ns, us, ms, s, the bare
+ * number in units of 10^bare_exp ns. 0, or -1 with *why set to a phrase.
+ */
+int idf_parse_time(const char *s, int bare_exp, uint64_t *ns,
+		   const char **why);
+int idf_parse_count(const char *s, uint64_t *v, const char **why);
+
+/* "1.2.3.4" or "2001:db8::1" into buf. */
+void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);
+
+#endif /* MTGCTL_IDF_H */

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The /dev/mtg client (kmod/uapi/mtg.h shows the sequence in ten lines). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "module.h"
+#include "mtgctl.h"
+
+static const char *open_hint(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENXIO:
+	case ENODEV:
+		return " (is mtg.ko loaded? modprobe mtg)";
+	case EACCES:
+	case EPERM:
+		return " (CAP_NET_ADMIN is needed: run as root)";
+	}
+	return "";
+}
+
+int mtg_dev_open(struct mtg_dev *d, const char *path)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	d->path = path;
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		err = errno;
+		pr_err("cannot open %s: %s%s\n", path, strerror(err),
+		       open_hint(err));
+		return -err;
+	}
+	if (ioctl(d->fd, MTG_IOC_VERSION, &d->ver)) {
+		err = errno;
+		pr_err("%s: MTG_IOC_VERSION failed: %s (not an mtg device?)\n",
+		       path, strerror(err));
+		goto err_close;
+	}
+	if (d->ver.abi_major != MTG_ABI_MAJOR) {
+		pr_err("%s speaks ABI %u.%u, mtgctl speaks %u.%u: load the mtg.ko that came with this mtgctl\n",
+		       path, d->ver.abi_major, d->ver.abi_minor,
+		       MTG_ABI_MAJOR, MTG_ABI_MINOR);
+		err = EPROTO;
+		goto err_close;
+	}
+	if (d->ver.abi_minor < MTG_ABI_MINOR) {
+		pr_err("%s speaks ABI %u.%u, without the traffic generator commands of %u.%u: load a newer mtg.ko\n",
+		       path, d->ver.abi_major, d->ver.abi_minor,
+		       MTG_ABI_MAJOR, MTG_ABI_MINOR);
+		err = EPROTO;
+		goto err_close;
+	}
+	return 0;
+
+err_close:
+	close(d->fd);
+	d->fd = -1;
+	return -err;
+}
+
+static void *map_region(struct mtg_dev *d, int idx, int prot, size_t *size)
+{
+	const struct mtg_region *r = &d->off.region[idx];
+	void *p;
+
+	if (!r->size) {
+		pr_err("%s: the module offers no region %d\n", d->path, idx);
+		errno = ENODATA;
+		return NULL;
+	}
+	p = mmap(NULL, r->size, prot, MAP_SHARED, d->fd, (off_t)r->offset);
+	if (p == MAP_FAILED) {
+		pr_err("%s: cannot map region %d (%llu bytes): %s\n", d->path,
+		       idx, (unsigned long long)r->size, strerror(errno));
+		return NULL;
+	}
+	*size = r->size;
+	return p;
+}
+
+int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes)
+{
+	struct mtg_alloc alloc = { .table_bytes = table_bytes };
+	int err;
+
+	if (ioctl(d->fd, MTG_IOC_ALLOC, &alloc)) {
+		err = errno;
+		if (err == E2BIG)
+			pr_err("%s: %llu bytes of timetables exceed the module's cap of %llu bytes a session (max_session_bytes)\n",
+			       d->path, (unsigned long long)table_bytes,
+			       (unsigned long long)d->ver.max_session_bytes);
+		else
+			pr_err("%s: cannot allocate %llu bytes of timetables: %s\n",
+			       d->path, (unsigned long long)table_bytes,
+			       strerror(err));
+		return -err;
+	}
+	if (ioctl(d->fd, MTG_IOC_MMAP_OFFSETS, &d->off)) {
+		err = errno;
+		pr_err("%s: MTG_IOC_MMAP_OFFSETS failed: %s\n", d->path,
+		       strerror(err));
+		return -err;
+	}
+	d->tables = map_region(d, MTG_REGION_TABLES, PROT_READ | PROT_WRITE,
+			       &d->tables_size);
+	if (!d->tables)
+		return -errno;
+	if (d->tables_size < table_bytes) {
+		pr_err("%s: the tables region has %zu bytes, %llu asked\n",
+		       d->path, d->tables_size,
+		       (unsigned long long)table_bytes);
+		return -ENOSPC;
+	}
+	d->status = map_region(d, MTG_REGION_STATUS, PROT_READ,
+			       &d->status_size);
+	if (!d->status)
+		return -errno;
+	return 0;
+}
+
+int mtg_dev_tg_start(struct mtg_dev *d, struct mtg_tg_start *start)
+{
+	return ioctl(d->fd, MTG_IOC_TG_START, start) ? -errno : 0;
+}
+
+int mtg_dev_tg_kill(struct mtg_dev *d, uint32_t tg_id)
+{
+	return ioctl(d->fd, MTG_IOC_TG_KILL, &tg_id) ? -errno : 0;
+}
+
+int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,
+		     struct mtg_tg_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->tg_id = tg_id;
+	return ioctl(d->fd, MTG_IOC_TG_STATS, st) ? -errno : 0;
+}
+
+int mtg_dev_status(const struct mtg_dev *d, struct mtg_stats *st)
+{
+	const struct mtg_status *s = d->status;
+	uint64_t seq;
+	int tries;
+
+	if (!s || s->magic != MTG_STATUS_MAGIC)
+		return -ENODATA;
+	for (tries = 0; tries < 1000; tries++) {
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue;
+		memcpy(st, (const void *)&s->stats, sizeof(*st));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+void mtg_dev_close(struct mtg_dev *d)
+{
+	if (d->tables)
+		munmap(d->tables, d->tables_size);
+	if (d->status)
+		munmap((void *)d->status, d->status_size);
+	if (d->fd >= 0)
+		close(d->fd);
+	d->tables = NULL;
+	d->status = NULL;
+	d->fd = -1;
+}
+
+const char *mtg_tg_start_hint(int err)
+{
+	switch (err) {
+	case ETIME:
+		return "its start time had passed when the module got it: raise --start-delay";
+	case ENODEV:
+		return "no such interface in that namespace (it went away?)";
+	case EOPNOTSUPP:
+		return "the interface is not an Ethernet device";
+	case ENETUNREACH:
+		return "the route to 'dst' does not leave through 'dev' (check the routes in its namespace)";
+	case ENXIO:
+		return "no such CPU: check 'cpu'";
+	case EINTR:
+		return "interrupted while resolving the destination's MAC address";
+	case ENETDOWN:
+		return "the interface is down";
+	case EHOSTUNREACH:
+		return "the destination's MAC address could not be resolved (no ARP/ND answer): check 'dst' and the route, or give 'mac'";
+	case EADDRNOTAVAIL:
+		return "the source address is not usable on that interface";
+	case EEXIST:
+		return "a TG with this tgid already runs in the session";
+	case EMSGSIZE:
+		return "the packet length does not fit the interface's MTU";
+	case EPERM:
+	case EACCES:
+		return "CAP_NET_ADMIN is needed in the interface's namespace";
+	case EBADF:
+		return "the namespace file is not usable";
+	case ENOMEM:
+	case ENOSPC:
+		return "the module is out of memory or of TG slots";
+	case ESHUTDOWN:
+		return "the session was ended (by an administrator?)";
+	case EINVAL:
+		return "the module refused a parameter (a length above the interface's MTU + 14 bytes? a table outside the shared memory?)";
+	}
+	return NULL;
+}
+
+const char *mtg_tg_state_name(uint32_t state)
+{
+	switch (state) {
+	case MTG_TG_RUNNING:
+		return "running";
+	case MTG_TG_SUSPENDED:
+		return "suspended";
+	case MTG_TG_FINISHED:
+		return "finished";
+	case MTG_TG_KILLED:
+		return "killed";
+	case MTG_TG_FAILED:
+		return "failed";
+	}
+	return "unknown";
+}
+
+const char *mtg_tg_error_name(uint32_t error)
+{
+	switch (error) {
+	case MTG_TG_ERR_NONE:
+		return NULL;
+	case MTG_TG_ERR_DEV_GONE:
+		return "dev_gone";
+	case MTG_TG_ERR_CPU_OFFLINE:
+		return "cpu_offline";
+	case MTG_TG_ERR_RING:
+		return "ring";
+	case MTG_TG_ERR_TIME:
+		return "time";
+	}
+	return "unknown";
+}
+
+int mtg_tg_ended(uint32_t state)
+{
+	return state == MTG_TG_FINISHED || state == MTG_TG_KILLED ||
+	       state == MTG_TG_FAILED;
+}

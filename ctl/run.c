@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mtgctl run: parse (nothing starts if the IDF has an error), build the
+ * timetables, find the interfaces, open a session on /dev/mtg, write the
+ * tables into its shared memory, start every TG at T0 plus its relative
+ * start, poll their counters until all have ended (or a signal came), and
+ * report: progress lines, a final table, the JSON summary.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "idf.h"
+#include "iface.h"
+#include "module.h"
+#include "mtgctl.h"
+#include "summary.h"
+#include "tables.h"
+
+#define POLL_NS		100000000ULL	/* counters read every 100 ms */
+#define PROGRESS_NS	1000000000ULL	/* a progress line a second */
+#define PROGRESS_TGS	4		/* more TGs: one aggregate line */
+#define TABLE_ALIGN	64		/* each TG's table on a cache line */
+
+struct run_tg {
+	struct idf_tg *tg;
+	struct tt tt;
+	uint64_t table_offset;		/* bytes into the tables region */
+	int netns_fd;			/* -1: our namespace */
+	uint32_t ifindex;
+	uint32_t cpu;
+	struct idf_addr src;		/* resolved */
+	struct mtg_tg_start start;	/* as sent; dst_mac as the module used */
+	struct mtg_tg_stats st;		/* the last counters read */
+	bool started;
+};
+
+struct netns_ref {
+	const char *name;
+	int fd;
+};
+
+struct run {
+	const struct run_opts *o;
+	const char *file;
+	struct idf_file f;
+	struct run_tg *tgs;
+	size_t ntgs;
+	struct netns_ref *ns;
+	size_t nns;
+	struct mtg_dev dev;
+	uint32_t run_id;
+	uint64_t t0;			/* CLOCK_TAI ns */
+	uint64_t end;
+	uint64_t table_bytes;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_tai(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_TAI, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static const char *where(const struct run *r, const struct idf_tg *tg)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s:%u", r->file,
+		 tg->loc[IDF_KW_tgid].line);
+	return buf;
+}
+
+/* The namespace's fd, opened once per name (-1 for ours); 0 or -errno. */
+static int netns_get(struct run *r, const char *name, int *fd)
+{
+	struct netns_ref *n;
+	size_t i;
+
+	*fd = -1;
+	if (!name[0])
+		return 0;
+	for (i = 0; i < r->nns; i++) {
+		if (!strcmp(r->ns[i].name, name)) {
+			*fd = r->ns[i].fd;
+			return *fd < 0 ? *fd : 0;
+		}
+	}
+	n = realloc(r->ns, (r->nns + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	r->ns = n;
+	*fd = netns_open(name);
+	r->ns[r->nns].name = name;
+	r->ns[r->nns].fd = *fd;
+	r->nns++;
+	return *fd < 0 ? *fd : 0;
+}
+
+/* TGs without `cpu` go round the CPUs we may run on. */
+static int assign_cpus(struct run *r)
+{
+	cpu_set_t set;
+	uint32_t next = 0;
+	size_t i;
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		pr_err("cannot read the CPUs this process may use: %s\n",
+		       strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+
+		if (idf_has(t->tg, IDF_KW_cpu)) {
+			t->cpu = t->tg->cpu;
+			continue;
+		}
+		while (!CPU_ISSET(next % CPU_SETSIZE, &set))
+			next++;
+		t->cpu = next % CPU_SETSIZE;
+		next++;
+	}
+	return 0;
+}
+
+/* Everything that needs neither the module nor time: tables, interfaces. */
+static int prepare(struct run *r)
+{
+	char err[128];
+	size_t i;
+	int ret, failed = 0;
+
+	r->tgs = calloc(r->f.ntgs, sizeof(*r->tgs));
+	if (!r->tgs) {
+		pr_err("out of memory\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->f.ntgs; i++) {
+		struct run_tg *t = &r->tgs[r->ntgs++];
+
+		t->tg = &r->f.tgs[i];
+		t->netns_fd = -1;
+		if (tt_build(t->tg, &t->tt, err, sizeof(err))) {
+			pr_err("TG %u (%s): %s\n", t->tg->id, where(r, t->tg),
+			       err);
+			return -ENOMEM;
+		}
+		t->table_offset = r->table_bytes;
+		r->table_bytes += (t->tt.len * sizeof(struct mtg_tt_entry) +
+				   TABLE_ALIGN - 1) & ~(uint64_t)(TABLE_ALIGN - 1);
+
+		ret = netns_get(r, t->tg->netns, &t->netns_fd);
+		if (ret) {
+			failed = ret;
+			continue;
+		}
+		ret = iface_resolve(t->netns_fd, t->tg->netns, t->tg,
+				    &t->ifindex, &t->src);
+		if (ret)
+			failed = ret;
+	}
+	if (failed)
+		return failed;
+	return assign_cpus(r);
+}
+
+static void fill_start(const struct run *r, struct run_tg *t)
+{
+	const struct idf_tg *tg = t->tg;
+	struct mtg_tg_start *s = &t->start;
+	size_t alen = tg->dst.family == AF_INET6 ? 16 : 4;
+
+	memset(s, 0, sizeof(*s));
+	s->tg_id = tg->id;
+	s->run_id = r->run_id;
+	if (tg->dst.family == AF_INET6)
+		s->flags |= MTG_TG_F_IPV6;
+	if (tg->late == IDF_LATE_SKIP)
+		s->flags |= MTG_TG_F_LATE_SKIP;
+	if (tg->path == IDF_PATH_QDISC)
+		s->flags |= MTG_TG_F_QDISC;
+	if (tg->mode == IDF_MODE_PRECISE)
+		s->flags |= MTG_TG_F_PRECISE;
+	if (idf_has(tg, IDF_KW_mac)) {
+		s->flags |= MTG_TG_F_DST_MAC;
+		memcpy(s->dst_mac, tg->mac, 6);
+	}
+	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
+		(uint32_t)t->netns_fd;
+	s->ifindex = t->ifindex;
+	s->cpu = t->cpu;
+	memcpy(s->src_addr, t->src.addr, alen);
+	memcpy(s->dst_addr, tg->dst.addr, alen);
+	s->src_port = idf_src_port(tg);
+	s->dst_port = tg->dst.port;
+	s->tos = tg->tos;
+	s->ttl = tg->ttl;
+	switch (tg->patt) {
+	case IDF_PATT_FIXED:
+		s->patt_kind = MTG_PATT_FIXED;
+		break;
+	case IDF_PATT_RANDOM:
+		s->patt_kind = MTG_PATT_RANDOM;
+		s->patt_seed = idf_patt_seed(tg);
+		break;
+	case IDF_PATT_INCR:
+		s->patt_kind = MTG_PATT_INCR;
+		break;
+	}
+	s->patt_value = tg->patt_value;
+	s->table_len = (uint32_t)t->tt.len;
+	s->table_offset = t->table_offset;
+	s->start_ns = r->t0 + tg->start;
+	s->stop_count = tg->count;
+	s->stop_ns = tg->duration ? s->start_ns + tg->duration : 0;
+	s->late_threshold_ns = tg->threshold;
+}
+
+static void kill_all(struct run *r)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+
+		if (!t->started || mtg_tg_ended(t->st.state))
+			continue;
+		err = mtg_dev_tg_kill(&r->dev, t->tg->id);
+		if (err && err != -ENOENT)
+			pr_err("cannot kill TG %u: %s\n", t->tg->id,
+			       strerror(-err));
+	}
+}
+
+static int start_all(struct run *r)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+		const char *hint;
+
+		fill_start(r, t);
+		if (t->start.start_ns < r->t0 ||
+		    (t->tg->duration && t->start.stop_ns < t->start.start_ns)) {
+			pr_err("TG %u (%s): its start or end is beyond 2554 (time overflows)\n",
+			       t->tg->id, where(r, t->tg));
+			err = -EOVERFLOW;
+			goto err_kill;
+		}
+		err = mtg_dev_tg_start(&r->dev, &t->start);
+		if (err) {
+			hint = mtg_tg_start_hint(-err);
+			pr_err("cannot start TG %u (%s): %s%s%s\n", t->tg->id,
+			       where(r, t->tg), strerror(-err),
+			       hint ? ": " : "", hint ? hint : "");
+			goto err_kill;
+		}
+		t->started = true;
+		t->st.state = MTG_TG_RUNNING;
+	}
+	return 0;
+
+err_kill:
+	kill_all(r);
+	return err;
+}
+
+/* Read every TG's counters; 1 when all have ended, 0, or -errno. */
+static int poll_all(struct run *r)
+{
+	bool all = true;
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+
+		err = mtg_dev_tg_stats(&r->dev, t->tg->id, &t->st);
+		if (err) {
+			pr_err("cannot read the counters of TG %u: %s\n",
+			       t->tg->id, strerror(-err));
+			return err;
+		}
+		if (!mtg_tg_ended(t->st.state))
+			all = false;
+	}
+	return all;
+}
+
+static void progress(const struct run *r, uint64_t now)
+{
+	unsigned long long elapsed = now > r->t0 ? now - r->t0 : 0;
+	unsigned long long sent = 0, errors = 0;
+	unsigned long long counts[MTG_TG_FAILED + 1] = { 0 };
+	size_t i;
+
+	printf("%4llu.%01llus", elapsed / 1000000000ULL,
+	       elapsed / 100000000ULL % 10);
+	if (r->ntgs <= PROGRESS_TGS) {
+		for (i = 0; i < r->ntgs; i++) {
+			const struct mtg_tg_stats *st = &r->tgs[i].st;
+
+			printf("%s tg %u: %llu sent, %llu tx_errors, %s",
+			       i ? " |" : "", st->tg_id, st->sent,
+			       st->tx_errors,
+			       mtg_tg_state_name(st->state));
+		}
+		printf("\n");
+	} else {
+		for (i = 0; i < r->ntgs; i++) {
+			const struct mtg_tg_stats *st = &r->tgs[i].st;
+
+			sent += st->sent;
+			errors += st->tx_errors;
+			if (st->state <= MTG_TG_FAILED)
+				counts[st->state]++;
+		}
+		printf(" %zu TGs: %llu running, %llu finished, %llu killed, %llu failed; %llu sent, %llu tx_errors\n",
+		       r->ntgs, counts[MTG_TG_RUNNING] + counts[MTG_TG_SUSPENDED],
+		       counts[MTG_TG_FINISHED], counts[MTG_TG_KILLED],
+		       counts[MTG_TG_FAILED], sent, errors);
+	}
+	fflush(stdout);
+}
+
+/* Poll until every TG has ended or a signal asks us to stop. */
+static int watch(struct run *r)
+{
+	struct timespec poll = { 0, POLL_NS };
+	uint64_t next = r->t0 + PROGRESS_NS, now;
+	int ret;
+
+	for (;;) {
+		if (stop_signal) {
+			kill_all(r);
+			ret = poll_all(r);
+			return ret < 0 ? ret : 0;
+		}
+		ret = poll_all(r);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		now = now_tai();
+		if (now >= next) {
+			progress(r, now);
+			while (next <= now)
+				next += PROGRESS_NS;
+		}
+		nanosleep(&poll, NULL);
+	}
+}
+
+static void report(const struct run *r)
+{
+	struct lateness l;
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		const struct mtg_tg_stats *st = &r->tgs[i].st;
+		const char *error = mtg_tg_error_name(st->error);
+
+		lateness_from_stats(st, &l);
+		printf("tg %u: %s%s%s, %llu sent (%llu bytes), %llu tx_errors",
+		       st->tg_id,
+		       mtg_tg_state_name(st->state), error ? " " : "",
+		       error ? error : "", st->sent, st->bytes, st->tx_errors);
+		if (st->bad_entries || st->underruns || st->skipped_late)
+			printf(", %llu bad_entries, %llu underruns, %llu skipped_late",
+			       st->bad_entries, st->underruns,
+			       st->skipped_late);
+		if (l.valid)
+			printf(", lateness p50 %llu p99 %llu max %llu ns",
+			       (unsigned long long)l.p50,
+			       (unsigned long long)l.p99,
+			       (unsigned long long)l.max);
+		printf("\n");
+	}
+}
+
+static int write_summary(const struct run *r)
+{
+	struct summary_tg *tgs = calloc(r->ntgs, sizeof(*tgs));
+	struct summary s = {
+		.file = r->file,
+		.run_id = r->run_id,
+		.start_ns = r->t0,
+		.end_ns = r->end,
+		.interrupted = stop_signal != 0,
+		.tgs = tgs,
+		.ntgs = r->ntgs,
+	};
+	size_t i;
+	int err;
+
+	if (!tgs)
+		return -ENOMEM;
+	for (i = 0; i < r->ntgs; i++) {
+		const struct run_tg *t = &r->tgs[i];
+
+		tgs[i].st = &t->st;
+		tgs[i].dev = t->tg->dev;
+		tgs[i].netns = t->tg->netns[0] ? t->tg->netns : NULL;
+		tgs[i].mode = idf_mode_name(t->tg->mode);
+		tgs[i].path = idf_path_name(t->tg->path);
+		tgs[i].dst_mac = t->start.dst_mac;
+	}
+	err = summary_write(r->o->json, &s);
+	free(tgs);
+	return err;
+}
+
+/* 0 if every TG finished cleanly, else EXIT_COUNTED. */
+static int outcome(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		const struct mtg_tg_stats *st = &r->tgs[i].st;
+
+		if (st->state != MTG_TG_FINISHED || st->tx_errors ||
+		    st->bad_entries || st->underruns)
+			return EXIT_COUNTED;
+	}
+	return EXIT_OK;
+}
+
+static uint32_t new_run_id(void)
+{
+	uint32_t id = 0;
+
+	while (!id)
+		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+			id = (uint32_t)now_tai() ^ (uint32_t)getpid();
+	return id;
+}
+
+static void cleanup(struct run *r)
+{
+	size_t i;
+
+	mtg_dev_close(&r->dev);
+	for (i = 0; i < r->ntgs; i++)
+		tt_free(&r->tgs[i].tt);
+	for (i = 0; i < r->nns; i++)
+		if (r->ns[i].fd >= 0)
+			close(r->ns[i].fd);
+	free(r->ns);
+	free(r->tgs);
+	idf_free(&r->f);
+}
+
+int cmd_run(const char *file, const struct run_opts *o)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct run r = { .o = o, .file = file, .dev = { .fd = -1 } };
+	size_t i;
+	int ret, rc = EXIT_ERROR;
+
+	if (!o->batch && isatty(STDOUT_FILENO)) {
+		pr_err("the interactive dashboard is not available yet; use --batch\n");
+		return EXIT_ERROR;
+	}
+	ret = idf_load(&r.f, file);
+	if (ret && ret != -EINVAL) {
+		pr_err("cannot read %s: %s\n", file, strerror(-ret));
+		goto out;
+	}
+	idf_print_diags(&r.f, stderr);
+	if (ret) {
+		fprintf(stderr, "%s: nothing started\n", file);
+		goto out;
+	}
+	if (prepare(&r))
+		goto out;
+	if (mtg_dev_open(&r.dev, o->device))
+		goto out;
+	if (mtg_dev_alloc(&r.dev, r.table_bytes))
+		goto out;
+	for (i = 0; i < r.ntgs; i++)
+		memcpy((char *)r.dev.tables + r.tgs[i].table_offset,
+		       r.tgs[i].tt.entries,
+		       r.tgs[i].tt.len * sizeof(struct mtg_tt_entry));
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	r.run_id = new_run_id();
+	r.t0 = now_tai() + o->start_delay;
+	printf("run_id %u: %zu TG%s from %s, T0 %llu (CLOCK_TAI), in %llu ms\n",
+	       r.run_id, r.ntgs, r.ntgs == 1 ? "" : "s", file,
+	       (unsigned long long)r.t0,
+	       (unsigned long long)o->start_delay / 1000000);
+	fflush(stdout);
+	if (start_all(&r))
+		goto out;
+	ret = watch(&r);
+	r.end = now_tai();
+	report(&r);
+	rc = ret ? EXIT_ERROR : outcome(&r);
+	if (o->json) {
+		ret = write_summary(&r);
+		if (ret) {
+			pr_err("cannot write the summary %s: %s\n", o->json,
+			       strerror(-ret));
+			rc = EXIT_ERROR;
+		}
+	}
+	if (stop_signal) {
+		printf("interrupted by %s: every TG killed\n",
+		       stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+		rc = EXIT_SIGNAL + stop_signal;
+	}
+out:
+	cleanup(&r);
+	return rc;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Timetable builders.
+ *
+ * Fixed rate: with `pkts` and `thro` the gap is len * 8 / thro seconds, the
+ * fraction num / den nanoseconds in lowest terms. When den is 1 the table
+ * is one entry. Otherwise the table holds den entries (at most
+ * TT_SPREAD_MAX) whose gaps are floor((k + 1) num / den) - floor(k num /
+ * den): each within a nanosecond of the exact gap, and together exactly
+ * num ns, so the long-run rate is the one asked. A den above TT_SPREAD_MAX
+ * gets TT_SPREAD_MAX entries summing to the nearest whole number of ns: the
+ * rate is then off by at most 0.5 ns per TT_SPREAD_MAX gaps.
+ * With `inta` the gap is given in whole ns: one entry.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables.h"
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int tt_alloc(struct tt *tt, size_t len, char *err, size_t size)
+{
+	tt->entries = calloc(len, sizeof(*tt->entries));
+	if (!tt->entries) {
+		snprintf(err, size, "out of memory for a %zu-entry table", len);
+		return -1;
+	}
+	tt->len = len;
+	return 0;
+}
+
+/* len entries of length bytes whose gaps sum to period, spread evenly. */
+static void tt_spread(struct tt *tt, uint64_t period, uint32_t length)
+{
+	uint64_t prev = 0, next;
+	size_t k;
+
+	for (k = 0; k < tt->len; k++) {
+		next = (k + 1) * period / tt->len;
+		tt->entries[k].gap_ns = next - prev;
+		tt->entries[k].len = length;
+		prev = next;
+	}
+	tt->period_ns = period;
+}
+
+static int tt_build_fixed(const struct idf_tg *tg, struct tt *tt, char *err,
+			  size_t size)
+{
+	uint64_t num, den, g;
+	size_t len;
+
+	if (idf_has(tg, IDF_KW_thro)) {
+		num = (uint64_t)tg->len_max * 8 * 1000000000ULL;
+		den = tg->thro_req;
+	} else {
+		num = tg->inta_min;
+		den = 1;
+	}
+	g = gcd(num, den);
+	num /= g;
+	den /= g;
+	tt->mean_num = num;
+	tt->mean_den = den;
+	tt->exact = den <= TT_SPREAD_MAX;
+	len = tt->exact ? den : TT_SPREAD_MAX;
+	if (tt_alloc(tt, len, err, size))
+		return -1;
+	/* num < 2^47 and len <= 1000: no product below overflows. */
+	if (tt->exact)
+		tt_spread(tt, num, tg->len_max);
+	else
+		tt_spread(tt, (len * num + den / 2) / den, tg->len_max);
+	return 0;
+}
+
+int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
+{
+	memset(tt, 0, sizeof(*tt));
+	switch (tg->dist) {
+	case IDF_DIST_FIXED:
+		return tt_build_fixed(tg, tt, err, size);
+	}
+	snprintf(err, size, "no table builder for 'dist %s'",
+		 idf_dist_name(tg->dist));
+	return -1;
+}
+
+void tt_free(struct tt *tt)
+{
+	free(tt->entries);
+	memset(tt, 0, sizeof(*tt));
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Timetables: what a TG's IDF parameters become in the module's shared
+ * memory, a circular table of (gap, length) entries (struct mtg_tt_entry).
+ * tt_build() is the one place that turns a TG into entries; each
+ * distribution adds its builder here.
+ */
+#ifndef MTGCTL_TABLES_H
+#define MTGCTL_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kmod/uapi/mtg.h"
+#include "idf.h"
+
+/*
+ * A fixed rate whose gap is not a whole number of nanoseconds is spread
+ * over up to this many entries, so the table's period is exact.
+ */
+#define TT_SPREAD_MAX	1000
+
+struct tt {
+	struct mtg_tt_entry *entries;
+	size_t len;		/* entries */
+	bool stream;		/* refilled while running; else it loops */
+	uint64_t period_ns;	/* sum of the gaps: one pass of the table */
+	uint64_t mean_num;	/* the mean gap asked for, ns: num / den */
+	uint64_t mean_den;
+	bool exact;		/* period_ns / len == mean_num / mean_den */
+};
+
+/* 0, or -1 with a message in err (out of memory). */
+int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size);
+void tt_free(struct tt *tt);
+
+#endif /* MTGCTL_TABLES_H */

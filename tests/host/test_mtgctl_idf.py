@@ -1,0 +1,467 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""mtgctl's IDF parser, timetables and Lehmer generator, without the module:
+`mtgctl check` on valid and broken files (exact file:line:col messages),
+`mtgctl run` refusing a broken file before it touches the device, every
+example in examples/ and every IDF block of Documentation/idf.rst."""
+
+import json
+import pathlib
+import re
+import subprocess
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MTGCTL = ROOT / "ctl" / "mtgctl"
+MODULUS = 2**31 - 1
+MULTIPLIER = 950706376
+
+
+@pytest.fixture(scope="session")
+def mtgctl():
+    subprocess.run(["make", "-s", "-C", ROOT / "ctl"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return MTGCTL
+
+
+def write(tmp_path, text, name="t.idf"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def check(mtgctl, tmp_path, text, *args, name="t.idf"):
+    """Run `mtgctl check NAME` in tmp_path on text."""
+    write(tmp_path, text, name)
+    return subprocess.run([mtgctl, "check", name, *args], cwd=tmp_path,
+                          capture_output=True, text=True)
+
+
+def check_json(mtgctl, tmp_path, text):
+    r = check(mtgctl, tmp_path, text, "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["format"] == "mtgctl-check" and out["valid"]
+    return out["tgs"]
+
+
+BASE = "dev eth0 dst 192.0.2.2:9000 dist fixed\n"
+
+
+def test_globals_inherited_and_overridden(mtgctl, tmp_path):
+    tgs = check_json(mtgctl, tmp_path, """\
+        # globals
+        dev veth0
+        netns demo-rx
+        pkts fixed 200 200
+        thro 1.6M
+        dst 10.0.0.2:5000
+        ttl 7
+        tgid 1
+        tgid 2
+            pkts 400
+            dst 10.0.0.3:6000
+            netns other
+        """)
+    assert [t["id"] for t in tgs] == [1, 2]
+    one, two = tgs
+    assert one["dev"] == two["dev"] == "veth0"
+    assert one["ttl"] == two["ttl"] == 7
+    assert one["netns"] == "demo-rx" and two["netns"] == "other"
+    assert one["pkts"] == {"max": 200, "min": 200}
+    assert two["pkts"] == {"max": 400, "min": 400}
+    assert one["dst"] == {"addr": "10.0.0.2", "port": 5000}
+    assert two["dst"] == {"addr": "10.0.0.3", "port": 6000}
+    # 200 bytes at 1.6 Mbit/s: 1 ms; 400 bytes: 2 ms
+    assert one["table"]["entries"] == [{"gap_ns": 1000000, "len": 200}]
+    assert two["table"]["entries"] == [{"gap_ns": 2000000, "len": 400}]
+
+
+def test_defaults(mtgctl, tmp_path):
+    (tg,) = check_json(mtgctl, tmp_path, BASE + "tgid 5 pkts 130 inta 1\n")
+    assert tg["src"] == {"addr": None, "port": 4005}
+    assert tg["ttl"] == 64 and tg["tos"] == 0
+    assert (tg["path"], tg["mode"], tg["late"]) == ("driver", "plain",
+                                                    "catchup")
+    assert tg["patt"]["kind"] == "fixed" and tg["patt"]["value"] == 0
+    assert tg["seed"] == 5
+    assert tg["cpu"] is None and tg["mac"] is None and tg["netns"] is None
+    assert (tg["start_ns"], tg["duration_ns"], tg["count"]) == (0, 0, 0)
+    assert tg["threshold_ns"] == 0
+
+
+def test_several_groups_per_line(mtgctl, tmp_path):
+    tgs = check_json(mtgctl, tmp_path, """\
+        dev eth0
+        tgid 1 dist fixed pkts fixed 200 200 thro 1M dst 192.0.2.2:9
+        tgid 2 dist fixed pkts fixed 300 inta 2 1 dst 192.0.2.2:9 cpu 3
+        """.replace("inta 2 1", "inta 2 2"))
+    assert tgs[0]["pkts"]["max"] == 200 and tgs[0]["thro"]["req"] == 10**6
+    assert tgs[1]["inta_ns"] == {"min": 2000000, "max": 2000000}
+    assert tgs[1]["cpu"] == 3
+
+
+@pytest.mark.parametrize("text, field, value", [
+    ("inta 500us", "inta_ns", {"min": 500000, "max": 500000}),
+    ("inta 0.5", "inta_ns", {"min": 500000, "max": 500000}),
+    ("inta 250ns 250ns", "inta_ns", {"min": 250, "max": 250}),
+    ("inta 1s", "inta_ns", {"min": 10**9, "max": 10**9}),
+    ("inta 1 time relative 1.5 2500ms", "start_ns", 1500000000),
+    ("inta 1 time relative 1.5 2500ms", "duration_ns", 2500000000),
+    ("inta 1 time relative 100ms", "duration_ns", 0),
+    ("thro 1.5M", "thro", {"req": 1500000, "min": 0}),
+    ("thro 2G 10k", "thro", {"req": 2 * 10**9, "min": 10000}),
+    ("thro 64K", "thro", {"req": 64000, "min": 0}),
+    ("inta 1 count 10k", "count", 10000),
+    ("inta 1 threshold 50us", "threshold_ns", 50000),
+    ("inta 1 threshold 2", "threshold_ns", 2000000),
+    ("inta 1 tos 0xb8", "tos", 0xb8),
+    ("inta 1 seed 0x10", "seed", 16),
+])
+def test_units(mtgctl, tmp_path, text, field, value):
+    (tg,) = check_json(mtgctl, tmp_path, BASE + f"tgid 1 pkts 200 {text}\n")
+    assert tg[field] == value
+
+
+def test_ipv6(mtgctl, tmp_path):
+    tgs = check_json(mtgctl, tmp_path, """\
+        dev eth0 pkts 150 inta 1
+        tgid 1 dst [2001:db8::2]:9000 src [2001:db8::1]:5000
+        tgid 2 dst [2001:db8::2]:9000 src 2001:db8::7
+        tgid 3 dst [fe80::2]:9000
+        tgid 4 dst 192.0.2.1:9 src :7000 mac 02:00:5E:00:53:01
+        """)
+    assert tgs[0]["family"] == "ipv6"
+    assert tgs[0]["src"] == {"addr": "2001:db8::1", "port": 5000}
+    assert tgs[1]["src"] == {"addr": "2001:db8::7", "port": 4002}
+    assert tgs[2]["dst"] == {"addr": "fe80::2", "port": 9000}
+    assert tgs[3]["family"] == "ipv4"
+    assert tgs[3]["src"] == {"addr": None, "port": 7000}
+    assert tgs[3]["mac"] == "02:00:5e:00:53:01"
+
+
+def test_every_keyword(mtgctl, tmp_path):
+    (tg,) = check_json(mtgctl, tmp_path, """\
+        tgid 7 dist fixed pkts fixed 1000 1000 thro 8M 1M
+        time relative 1.5 30 count 10k patt random seed 12345
+        dev eth1 netns lab-a cpu 3 src 198.51.100.1:4000
+        dst 198.51.100.2:9000 tos 0x10 ttl 32 path qdisc mode precise
+        late skip mac 02:00:5e:00:53:01 threshold 200us
+        """)
+    assert (tg["path"], tg["mode"], tg["late"]) == ("qdisc", "precise",
+                                                    "skip")
+    assert tg["patt"] == {"kind": "random", "value": 0,
+                          "seed": 12345 * MULTIPLIER % MODULUS}
+    assert tg["table"]["entries"] == [{"gap_ns": 1000000, "len": 1000}]
+
+
+@pytest.mark.parametrize("length, thro", [
+    (250, 3 * 10**6),          # 2000000/3 ns: 3 entries
+    (1000, 3 * 10**6),
+    (130, 7 * 10**6),          # 1040000/7: 7 entries
+    (1514, 999 * 10**3),       # 12112000/999: 999 entries
+    (200, 1600 * 10**3),       # exact: 1 entry
+    (9018, 10**10),            # 7214.4 ns: 5 entries
+])
+def test_exact_rate_spreading(mtgctl, tmp_path, length, thro):
+    """The gaps of one pass of the table sum to exactly len(table) times the
+    exact gap length * 8e9 / thro, each within a nanosecond of it."""
+    (tg,) = check_json(mtgctl, tmp_path,
+                       BASE + f"tgid 1 pkts {length} thro {thro}\n")
+    table = tg["table"]
+    gaps = [e["gap_ns"] for e in table["entries"]]
+    assert all(e["len"] == length for e in table["entries"])
+    num, den = length * 8 * 10**9, thro
+    assert table["exact"]
+    assert len(gaps) * num == sum(gaps) * den
+    assert table["period_ns"] == sum(gaps)
+    assert all(abs(g * den - num) < den for g in gaps)
+    assert table["len"] == len(gaps) <= 1000
+
+
+def test_rate_spreading_beyond_1000_entries(mtgctl, tmp_path):
+    """A denominator above 1000: 1000 entries, nearest whole period."""
+    thro = 999983              # prime: 1040000000000/999983 ns
+    (tg,) = check_json(mtgctl, tmp_path, BASE + f"tgid 1 pkts 130 thro {thro}\n")
+    table = tg["table"]
+    gaps = [e["gap_ns"] for e in table["entries"]]
+    num = 130 * 8 * 10**9
+    assert not table["exact"] and len(gaps) == 1000
+    assert sum(gaps) == (1000 * num + thro // 2) // thro
+    assert max(gaps) - min(gaps) <= 1
+
+
+# (IDF, the one error expected) for a file named t.idf
+ERRORS = [
+    (BASE + "tgid 1 inta 1\npkts big\n",
+     "t.idf:3:6: error: 'pkts' expects a length in bytes, got 'big'"),
+    (BASE + "tgid 1 pkts fixed 200 100 inta 1\n",
+     "t.idf:2:23: error: with 'pkts fixed', MIN must equal MAX (got 200 and 100)"),
+    (BASE + "tgid 1 pkts 200 thro fast\n",
+     "t.idf:2:22: error: 'thro' expects a throughput in bit/s (suffixes k, M, G), got 'fast'"),
+    (BASE + "tgid 1 pkts 200 inta 1x\n",
+     "t.idf:2:22: error: 'inta' expects a time (ms, or a unit: ns, us, ms, s), got '1x' (unknown unit)"),
+    (BASE + "tgid 1 pkts 200 inta 0.5ns\n",
+     "t.idf:2:22: error: 'inta' expects a time (ms, or a unit: ns, us, ms, s), got '0.5ns' (finer than the smallest unit)"),
+    (BASE + "tgid 1 pkts 200 inta 1 pkt 200\n",
+     "t.idf:2:24: error: unknown keyword 'pkt'; did you mean 'pkts'?"),
+    (BASE + "tgid 1 pkts 200 inta 1 frobnicate 3\n",
+     "t.idf:2:24: error: unknown keyword 'frobnicate'"),
+    (BASE + "tgid 1 pkts 200 inta 1 qlen 10\n",
+     "t.idf:2:24: error: 'qlen' is not supported yet"),
+    (BASE + "tgid 1 pkts 200 inta 1 jitt 3\n",
+     "t.idf:2:24: error: 'jitt' is not supported yet"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist poisson\n",
+     "t.idf:2:29: error: 'dist poisson' is not supported yet (only 'fixed')"),
+    (BASE + "tgid 1 pkts variable 200 100 inta 1\n",
+     "t.idf:2:13: error: 'pkts variable' is not supported yet (only 'fixed')"),
+    (BASE + "tgid 1 pkts 200 inta 1 time absolute 5\n",
+     "t.idf:2:29: error: 'time absolute' is not supported yet (only 'relative')"),
+    ("dev eth0 pkts 200 inta 1\ntgid 1\n",
+     "t.idf:2:1: error: TG 1 has no 'dst' (the destination ADDR:PORT)"),
+    ("dst 192.0.2.2:9 pkts 200 inta 1\ntgid 1\n",
+     "t.idf:2:1: error: TG 1 has no 'dev' (the interface to send from)"),
+    (BASE + "tgid 1 inta 1\n",
+     "t.idf:2:1: error: TG 1 has no 'pkts' (the packet length)"),
+    (BASE + "tgid 1 pkts 200\n",
+     "t.idf:2:1: error: TG 1 has neither 'thro' nor 'inta': nothing sets its rate"),
+    (BASE + "pkts 129 inta 1\ntgid 1\n",
+     "t.idf:2:1: error: TG 1: 'pkts' 129 is below the smallest IPv4 frame, 130 bytes (Ethernet 14 + IPv4 20 + UDP 8 + MTG header 88)"),
+    ("dev eth0 dst [2001:db8::1]:9\ntgid 1 pkts 149 inta 1\n",
+     "t.idf:2:8: error: TG 1: 'pkts' 149 is below the smallest IPv6 frame, 150 bytes (Ethernet 14 + IPv6 40 + UDP 8 + MTG header 88)"),
+    (BASE + "tgid 1 pkts 9019 inta 1\n",
+     "t.idf:2:8: error: TG 1: 'pkts' 9019 is above the largest frame, 9018 bytes"),
+    (BASE + "tgid 1 pkts 200 inta 1\ntgid 1 pkts 200 inta 1\n",
+     "t.idf:3:6: error: duplicate tgid 1 (first at line 2)"),
+    (BASE + "tgid 1 pkts 200 inta 1 src 192.0.2.1 dst [2001:db8::1]:9\n",
+     "t.idf:2:24: error: TG 1: 'src' is IPv4 but 'dst' is IPv6"),
+    (BASE + "tgid 1 pkts 200 inta 1 2\n",
+     "t.idf:2:17: error: TG 1: with 'dist fixed', 'inta' MIN must equal MAX"),
+    (BASE + "tgid 1 pkts 200 inta 1 inta 1\n",
+     "t.idf:2:24: error: 'inta' given twice (first at line 2)"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2\n",
+     "t.idf:2:28: error: 'dst' expects ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000), got '192.0.2.2' (no port)"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 2001:db8::1:9\n",
+     "t.idf:2:28: error: 'dst' expects ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000), got '2001:db8::1:9' (an IPv6 address with a port goes in brackets)"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2:0\n",
+     "t.idf:2:28: error: 'dst' expects ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000), got '192.0.2.2:0' (port must be 1..65535)"),
+    (BASE + "tgid 1 pkts 200 inta 1 ttl 0\n",
+     "t.idf:2:28: error: 'ttl' expects a number from 1 to 255, got '0'"),
+    (BASE + "tgid 1 pkts 200 inta 1 seed 2147483647\n",
+     "t.idf:2:29: error: 'seed' expects a seed from 1 to 2147483646, got '2147483647'"),
+    (BASE + "tgid 1 pkts 200 inta 1 patt fixed\n",
+     "t.idf:2:35: error: 'patt' expects a number from 0 to 255, got end of line"),
+    (BASE + "tgid 1 pkts 200 inta 1 mac 02:00:00:00:00\n",
+     "t.idf:2:28: error: 'mac' expects a MAC address XX:XX:XX:XX:XX:XX, got '02:00:00:00:00'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dev this-name-is-too-long\n",
+     "t.idf:2:28: error: 'dev' expects an interface name (at most 15 bytes), got 'this-name-is-too-long'"),
+    (BASE + "tgid 1 pkts thro 1M\n",
+     "t.idf:2:13: error: 'pkts' expects a length in bytes, got keyword 'thro'"),
+    (BASE + "tgid 1 pkts 200 200 300 inta 1\n",
+     "t.idf:2:21: error: expected a keyword, got '300' (too many values for 'pkts'?)"),
+    (BASE + "tgid 0 pkts 200 inta 1\n",
+     "t.idf:2:6: error: 'tgid' expects a TG number from 1 to 4294967295, got '0'"),
+    (BASE + "tgid 1 pkts 200 thro 10T\n",
+     "t.idf:2:22: error: 'thro' expects a throughput in bit/s (suffixes k, M, G), got '10T' (unknown unit)"),
+    ("# nothing but a comment\n",
+     "t.idf: error: no 'tgid': the file describes no traffic generator"),
+]
+
+
+@pytest.mark.parametrize("text, message", ERRORS,
+                         ids=[m.split("error: ")[1][:40] for _, m in ERRORS])
+def test_error(mtgctl, tmp_path, text, message):
+    r = check(mtgctl, tmp_path, text)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [message]
+    assert r.stdout == ""
+
+
+def test_all_errors_collected(mtgctl, tmp_path):
+    r = check(mtgctl, tmp_path, BASE + "".join(
+        f"tgid {i} pkts big inta 1\n" for i in range(1, 31)))
+    lines = r.stderr.splitlines()
+    assert r.returncode == 1
+    assert len(lines) == 21 and lines[0].startswith("t.idf:2:13: error:")
+    assert lines[-1] == "t.idf: 10 more errors or warnings not shown"
+
+
+def test_errors_as_json(mtgctl, tmp_path):
+    r = check(mtgctl, tmp_path, BASE + "tgid 1 inta 1\npkts big\n", "--json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["valid"] is False and out["tgs"] == []
+    assert out["errors"] == [{"line": 3, "col": 6, "message":
+                              "'pkts' expects a length in bytes, got 'big'"}]
+
+
+def test_inta_ignored_warning(mtgctl, tmp_path):
+    r = check(mtgctl, tmp_path, BASE + "tgid 1 pkts 200 thro 1M inta 5\n")
+    assert r.returncode == 0
+    assert r.stderr.splitlines() == [
+        "t.idf:2:25: warning: TG 1: 'inta' is ignored: 'pkts' and 'thro' set the gap"]
+
+
+def test_missing_file(mtgctl, tmp_path):
+    r = subprocess.run([mtgctl, "check", tmp_path / "none.idf"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "cannot read" in r.stderr and "No such file" in r.stderr
+
+
+def test_run_refuses_bad_file_before_the_device(mtgctl, tmp_path):
+    write(tmp_path, BASE + "tgid 1 inta 1\npkts big\n")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run([mtgctl, "run", "t.idf", "--batch", "--device", device,
+                        "--json", "s.json"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "t.idf:3:6: error: 'pkts' expects a length in bytes, got 'big'",
+        "t.idf: nothing started"]
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_run_without_device(mtgctl, tmp_path):
+    """A valid file, on a host without the module: the device is named."""
+    write(tmp_path, "tgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run([mtgctl, "run", "t.idf", "--batch", "--device", device],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr == (f"mtgctl: cannot open {device}: No such file or "
+                        "directory (is mtg.ko loaded? modprobe mtg)\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "t.idf", "--bogus"],
+     "mtgctl: run: unknown option '--bogus' (see 'mtgctl help run')"),
+    (["run", "t.idf", "--json"],
+     "mtgctl: run: option '--json' needs a value (see 'mtgctl help run')"),
+    (["run", "t.idf", "--start-delay", "soon"],
+     "mtgctl: run: --start-delay expects a time (seconds, or ns/us/ms/s), got 'soon'"),
+    (["check"], "mtgctl: check: no FILE given (usage: mtgctl check FILE.idf [--json])"),
+    (["frob", "t.idf"], "mtgctl: unknown command 'frob' (see 'mtgctl help')"),
+])
+def test_command_line_errors(mtgctl, tmp_path, args, message):
+    r = subprocess.run([mtgctl, *args], cwd=tmp_path, capture_output=True,
+                       text=True)
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[0].startswith(message)
+
+
+def test_help_and_version(mtgctl):
+    r = subprocess.run([mtgctl, "help"], capture_output=True, text=True,
+                       check=True)
+    assert r.stdout.startswith("Usage: mtgctl COMMAND")
+    assert "Examples:" in r.stdout and "mtgctl check examples/demo.idf" in r.stdout
+    r = subprocess.run([mtgctl, "run", "--help"], capture_output=True,
+                       text=True, check=True)
+    assert "--start-delay TIME" in r.stdout
+    r = subprocess.run([mtgctl, "--version"], capture_output=True, text=True,
+                       check=True)
+    assert re.fullmatch(r"mtgctl \S+ \(mtg ABI \d+\.\d+\)\n", r.stdout)
+
+
+# Documentation and examples: what they show must be what mtgctl does.
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.idf")),
+                         ids=lambda p: p.name)
+def test_example_is_valid(mtgctl, example):
+    r = subprocess.run([mtgctl, "check", example], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+
+
+def doc_blocks(cls):
+    """The code blocks of Documentation/idf.rst with `:class: cls`."""
+    lines = (ROOT / "Documentation" / "idf.rst").read_text().splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        if line.startswith(".. code-block::") and \
+                lines[i + 1].strip() == f":class: {cls}":
+            body = []
+            for text in lines[i + 3:]:
+                if text and not text.startswith("   "):
+                    break
+                body.append(text[3:])
+            blocks.append("\n".join(body).strip() + "\n")
+    return blocks
+
+
+def test_doc_blocks_found():
+    assert len(doc_blocks("idf")) >= 4
+    assert len(doc_blocks("idf-bad")) == len(doc_blocks("idf-errors")) == 1
+
+
+@pytest.mark.parametrize("block", doc_blocks("idf"))
+def test_doc_idf_block_is_valid(mtgctl, tmp_path, block):
+    r = check(mtgctl, tmp_path, block)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("bad, errors",
+                         list(zip(doc_blocks("idf-bad"), doc_blocks("idf-errors"))))
+def test_doc_errors_are_real(mtgctl, tmp_path, bad, errors):
+    r = check(mtgctl, tmp_path, bad, name="bad.idf")
+    assert r.returncode == 1
+    assert r.stderr == errors
+
+
+# The Lehmer generator
+
+def lehmer(seed, n):
+    x, out = seed, []
+    for _ in range(n):
+        x = x * MULTIPLIER % MODULUS
+        out.append(x)
+    return out
+
+
+def test_lehmer_sequence(tmp_path):
+    """ctl/lehmer.c gives the sequence of the recurrence, computed here with
+    Python's exact integers, from several seeds, including the extremes."""
+    driver = tmp_path / "lehmer_main.c"
+    driver.write_text(textwrap.dedent("""\
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include "lehmer.h"
+        int main(int argc, char **argv)
+        {
+            struct lehmer g;
+            long n;
+            if (argc != 3)
+                return 2;
+            n = atol(argv[2]);
+            if (lehmer_init(&g, (uint32_t)strtoul(argv[1], NULL, 0)))
+                return 3;
+            while (n--)
+                printf("%u\\n", lehmer_next(&g));
+            return 0;
+        }
+        """))
+    exe = tmp_path / "lehmer"
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
+                    f"-I{ROOT}/ctl", "-o", exe, driver, ROOT / "ctl" / "lehmer.c"],
+                   check=True)
+    for seed in (1, 42, 12345, MODULUS - 2, MODULUS - 1 - 1):
+        out = subprocess.run([exe, str(seed), "10000"], capture_output=True,
+                             text=True, check=True).stdout
+        assert [int(v) for v in out.split()] == lehmer(seed, 10000)
+    assert lehmer(1, 3) == [950706376, 129027171, 1728259899]
+    for bad in (0, MODULUS, 2**32 - 1):
+        assert subprocess.run([exe, str(bad), "1"]).returncode == 3
+
+
+def test_patt_seed_is_first_lehmer_value(mtgctl, tmp_path):
+    tgs = check_json(mtgctl, tmp_path, BASE + """\
+        pkts 200 inta 1 patt random
+        tgid 1 seed 7
+        tgid 2
+        tgid 3000000000
+        """)
+    assert [t["seed"] for t in tgs] == [7, 2, 3000000000 - 1 - (MODULUS - 1) + 1]
+    for t in tgs:
+        assert t["patt"]["seed"] == lehmer(t["seed"], 1)[0]
