@@ -100,8 +100,10 @@ static int mtg_tg_check_table(const struct mtg_tg *tg)
 		const struct mtg_tt_entry *e = &tg->table[i];
 		u32 len = READ_ONCE(e->len);
 
-		if (READ_ONCE(e->reserved) || len < tg->min_len || len > max_len)
+		if (READ_ONCE(e->reserved) || len < tg->min_len)
 			return -EINVAL;
+		if (len > max_len)
+			return -EMSGSIZE;
 	}
 	return 0;
 }

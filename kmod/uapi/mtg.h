@@ -207,8 +207,9 @@ struct mtg_tt_ring {
  * MTG_IOC_TG_START: start a TG. Everything is checked before anything
  * starts; on error nothing is left behind. The destination MAC is resolved
  * through the neighbour table of the interface's namespace (ARP or ND, up to
- * a second's wait) unless MTG_TG_F_DST_MAC gives it; either way it is
- * returned in dst_mac.
+ * two seconds' wait) unless MTG_TG_F_DST_MAC gives it; either way it is
+ * returned in dst_mac. A table entry longer than the MTU plus the Ethernet
+ * header gives EMSGSIZE; one shorter than the headers, EINVAL.
  */
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
@@ -217,7 +218,9 @@ struct mtg_tg_start {
 	__u32 netns_fd;		/* namespace of ifindex, or MTG_NETNS_CURRENT */
 	__u32 ifindex;		/* an Ethernet device, up */
 	__u32 cpu;		/* online CPU that sends */
-	__u8 src_addr[16];	/* network order; IPv4 in the first 4 bytes */
+	__u8 src_addr[16];	/* network order; IPv4 in the first 4 bytes;
+				 * zero: the route's choice (out: used)
+				 */
 	__u8 dst_addr[16];	/* network order; IPv4 in the first 4 bytes */
 	__u16 src_port;		/* UDP, host order */
 	__u16 dst_port;		/* UDP, host order, nonzero */
@@ -285,7 +288,8 @@ struct mtg_tg_ctrlmsg {
  *	v < 8:	bucket v
  *	else:	e = floor(log2(v)); bucket 8 + 8 * (e - 3) + ((v >> (e - 3)) & 7)
  *
- * and values of 2^48 ns or more go to the last bucket.
+ * and values of 2^48 ns or more go to the last bucket. A packet stamped
+ * before its schedule (only if CLOCK_TAI was set back) counts as 0.
  */
 #define MTG_LAT_BUCKETS		368
 
