@@ -86,8 +86,9 @@ struct mtg_session {
 /*
  * The scheduler of one CPU: its TGs ordered by when the timer must fire for
  * them, a soft hrtimer pinned to the CPU, and a kthread that waits out the
- * last microseconds for TGs in precise mode and arms the timer when another
- * CPU queued a TG.
+ * last microseconds for TGs in precise mode, arms the timer when another
+ * CPU queued a TG, and works through what the timer could not send within
+ * its budget.
  */
 struct mtg_cpu {
 	spinlock_t lock;		/* protects all below; irqs off */
@@ -96,6 +97,7 @@ struct mtg_cpu {
 	struct hrtimer timer;		/* CLOCK_TAI, soft, pinned */
 	struct task_struct *thread;	/* precise mode, rearm; NULL offline */
 	bool rearm;			/* the thread must arm the timer */
+	bool backlog;			/* the thread sends what is due */
 	unsigned int cpu;
 	bool online;
 };

@@ -9,7 +9,8 @@
  * context, takes the TGs that are due off the tree one at a time, sends
  * their due packets and puts them back with their next key; it does a
  * bounded amount of work (MTG_CPU_BUDGET packets) and, when more is due,
- * fires again at once rather than hold the CPU.
+ * leaves the rest to the CPU's kthread, which sends it in process context
+ * (cond_resched() between TGs): a flood never locks the CPU up in softirq.
  *
  * Precise mode: the key is the departure minus a lead. The callback hands
  * the TG to the CPU's kthread, which spins until the departure (at most
@@ -122,8 +123,18 @@ static void mtg_cpu_arm(struct mtg_cpu *c)
 	lockdep_assert_held(&c->lock);
 	WARN_ON_ONCE(smp_processor_id() != c->cpu);
 	first = mtg_cpu_first(c);
-	if (first && c->online)
-		hrtimer_start(&c->timer, ns_to_ktime(first->key),
+	/*
+	 * While the kthread works through a backlog, the timer stays off.
+	 * Never in the past: the softirq runs every timer that expired before
+	 * it started, so a callback re-arming itself at a past key would run
+	 * again and again in the same softirq, and the budget would not bound
+	 * anything. Never beyond KTIME_MAX either: a larger u64 is a negative
+	 * ktime, in the past (the fuzzer found both as soft lockups).
+	 */
+	if (first && c->online && !c->backlog)
+		hrtimer_start(&c->timer,
+			      ns_to_ktime(clamp_t(u64, first->key, mtg_now(),
+						  KTIME_MAX)),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
@@ -392,7 +403,8 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 		mtg_tg_consume(tg);
 		(*budget)--;
 		sched = tg->next_ns;
-		if (check_add_overflow(sched, mtg_tg_scale(tg, e.gap_ns), &next)) {
+		if (check_add_overflow(sched, mtg_tg_scale(tg, e.gap_ns), &next) ||
+		    next > KTIME_MAX) {
 			mtg_tg_end(tg, MTG_TG_FAILED, MTG_TG_ERR_TIME);
 			break;
 		}
@@ -425,38 +437,63 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 	tg->st.next_ns = tg->next_ns;
 }
 
+/* Take the first TG off the queue if it is due at now. */
+static struct mtg_tg *mtg_cpu_pop_due(struct mtg_cpu *c, u64 now)
+{
+	struct mtg_tg *tg = mtg_cpu_first(c);
+
+	lockdep_assert_held(&c->lock);
+	if (!tg || tg->key > now || !c->online)
+		return NULL;
+	mtg_cpu_remove(c, tg);
+	tg->in_flight = true;
+	tg->verdict = MTG_TG_RUNNING;
+	return tg;
+}
+
+/*
+ * Softirq: send what is due, at most MTG_CPU_BUDGET slots. What is left
+ * over is backlog for the kthread, which works through it in process
+ * context with cond_resched(): a flood (gaps of zero, a long catch-up) then
+ * costs one CPU's spare time instead of locking it up in softirq.
+ */
 static enum hrtimer_restart mtg_cpu_timer(struct hrtimer *timer)
 {
 	struct mtg_cpu *c = container_of(timer, struct mtg_cpu, timer);
 	unsigned int budget = MTG_CPU_BUDGET;
+	struct task_struct *thread;
 	unsigned long flags;
+	struct mtg_tg *tg;
 
 	for (;;) {
-		u64 now = mtg_now();
-		struct task_struct *thread;
-		struct mtg_tg *tg;
-
 		spin_lock_irqsave(&c->lock, flags);
-		tg = mtg_cpu_first(c);
-		if (!tg || tg->key > now || !budget || !c->online) {
-			/* Fires again at once if work is left over. */
+		if (!budget) {
+			c->backlog = true;
+			thread = c->thread;
+			spin_unlock_irqrestore(&c->lock, flags);
+			wake_up_process(thread);
+			return HRTIMER_NORESTART;
+		}
+		tg = mtg_cpu_pop_due(c, mtg_now());
+		if (!tg) {
 			mtg_cpu_arm(c);
 			spin_unlock_irqrestore(&c->lock, flags);
 			return HRTIMER_NORESTART;
 		}
-		mtg_cpu_remove(c, tg);
-		tg->in_flight = true;
-		tg->verdict = MTG_TG_RUNNING;
 		if (tg->flags & MTG_TG_F_PRECISE) {
 			list_add_tail(&tg->precise_node, &c->precise);
 			thread = c->thread;
 			spin_unlock_irqrestore(&c->lock, flags);
 			wake_up_process(thread);
+			budget--;
 			continue;
 		}
 		spin_unlock_irqrestore(&c->lock, flags);
 		mtg_tg_dispatch(tg, &budget);
 		mtg_cpu_requeue(c, tg);
+		/* A visit that sent nothing (an underrun) costs budget too. */
+		if (budget)
+			budget--;
 	}
 }
 
@@ -481,6 +518,10 @@ static bool mtg_tg_wait_precise(struct mtg_tg *tg)
 	return true;
 }
 
+/*
+ * The CPU's kthread: arms the timer for other CPUs, waits out precise
+ * departures, and works through the backlog the timer left.
+ */
 static int mtg_cpu_thread(void *data)
 {
 	struct mtg_cpu *c = data;
@@ -497,8 +538,15 @@ static int mtg_cpu_thread(void *data)
 		}
 		tg = list_first_entry_or_null(&c->precise, struct mtg_tg,
 					      precise_node);
-		if (tg)
+		if (tg) {
 			list_del_init(&tg->precise_node);
+		} else if (c->backlog) {
+			tg = mtg_cpu_pop_due(c, mtg_now());
+			if (!tg) {
+				c->backlog = false;
+				mtg_cpu_arm(c);
+			}
+		}
 		spin_unlock_irq(&c->lock);
 		if (!tg) {
 			schedule();
@@ -508,7 +556,7 @@ static int mtg_cpu_thread(void *data)
 
 		/* Keeps tg alive: stopping waits for a grace period. */
 		rcu_read_lock();
-		if (mtg_tg_wait_precise(tg)) {
+		if (!(tg->flags & MTG_TG_F_PRECISE) || mtg_tg_wait_precise(tg)) {
 			local_bh_disable();
 			mtg_tg_dispatch(tg, &budget);
 			local_bh_enable();
@@ -531,6 +579,7 @@ static int mtg_cpu_online(unsigned int cpu)
 	spin_lock_irq(&c->lock);
 	c->thread = t;
 	c->online = true;
+	c->backlog = false;
 	spin_unlock_irq(&c->lock);
 	wake_up_process(t);
 	return 0;

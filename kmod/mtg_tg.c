@@ -49,7 +49,9 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 	} else if (d->ring_offset) {
 		return -EINVAL;
 	}
-	if (d->stop_ns && d->stop_ns <= d->start_ns)
+	/* hrtimers count signed nanoseconds: later than 2262 cannot be armed. */
+	if (d->start_ns > KTIME_MAX || d->stop_ns > KTIME_MAX ||
+	    (d->stop_ns && d->stop_ns <= d->start_ns))
 		return -EINVAL;
 	if (d->cpu >= nr_cpu_ids || !cpu_possible(d->cpu))
 		return -ENXIO;

@@ -236,7 +236,9 @@ struct mtg_tg_start {
 	__u64 ring_offset;	/* MTG_TG_F_STREAM: struct mtg_tt_ring, multiple
 				 * of 64, in the tables region; else 0
 				 */
-	__u64 start_ns;		/* first departure, CLOCK_TAI; in the past: ETIME */
+	__u64 start_ns;		/* first departure, CLOCK_TAI; in the past: ETIME;
+				 * at most 2^63 - 1 (EINVAL), as stop_ns
+				 */
 	__u64 stop_count;	/* stop after this many packets sent; 0: never */
 	__u64 stop_ns;		/* no departure at or after it, CLOCK_TAI; 0: never */
 	__u64 late_threshold_ns;	/* lateness that raises an event; 0: none */
@@ -278,7 +280,7 @@ struct mtg_tg_ctrlmsg {
 #define MTG_TG_ERR_DEV_GONE	1	/* interface unregistered or moved */
 #define MTG_TG_ERR_CPU_OFFLINE	2	/* its CPU went offline */
 #define MTG_TG_ERR_RING		3	/* producer count out of range */
-#define MTG_TG_ERR_TIME		4	/* departure time overflowed */
+#define MTG_TG_ERR_TIME		4	/* departure beyond 2^63 - 1 ns */
 
 /*
  * Lateness (TX stamp minus scheduled departure, ns) histogram: values below

@@ -5,6 +5,11 @@
  * seed so that a failure can be replayed.
  *
  *   mtg_fuzz [--seed N] [--calls N] [--sessions N] [--device PATH]
+ *            [--ifindex N --dst A.B.C.D]
+ *
+ * With --ifindex (an Ethernet device of this namespace with a route to the
+ * IPv4 address --dst), traffic generators are started too, on tables the
+ * fuzzer writes (valid ones mostly, random bytes too), and steered.
  *
  * It checks what must hold whatever the input: an unknown command fails
  * with ENOTTY; every call returns (no hang); a successful mapping can be
@@ -14,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -24,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../kmod/uapi/mtg.h"
@@ -34,10 +41,14 @@
 static const unsigned long known_cmds[] = {
 	MTG_IOC_VERSION, MTG_IOC_ALLOC, MTG_IOC_MMAP_OFFSETS, MTG_IOC_STATS,
 	MTG_IOC_IFACE_ADD, MTG_IOC_IFACE_DEL, MTG_IOC_IFACE_INFO,
+	MTG_IOC_TG_START, MTG_IOC_TG_KILL, MTG_IOC_TG_SUSPEND,
+	MTG_IOC_TG_RESUME, MTG_IOC_TG_SET_RATE, MTG_IOC_TG_CTRLMSG,
+	MTG_IOC_TG_STATS,
 };
 static const char *const known_names[] = {
 	"version", "alloc", "mmap_offsets", "stats", "iface_add", "iface_del",
-	"iface_info",
+	"iface_info", "tg_start", "tg_kill", "tg_suspend", "tg_resume",
+	"tg_set_rate", "tg_ctrlmsg", "tg_stats",
 };
 #define NR_KNOWN (sizeof(known_cmds) / sizeof(known_cmds[0]))
 
@@ -58,6 +69,12 @@ static unsigned long successes[NR_KNOWN + 1];
 static long page;
 static void *ro_page;		/* writes to it fault: EFAULT for _IOR */
 static void *unmapped_page;	/* any access faults */
+static uint32_t tg_ifindex;	/* --ifindex: where TGs send */
+static struct { int fd; uint32_t id; } started[8];	/* recent TG starts */
+static struct { int fd; uint32_t id; } added[8];	/* recent IFACE_ADDs */
+static uint32_t picked_iface;
+static uint32_t picked_tg;	/* tg_id of the last pick_tg_id() */
+static struct in_addr tg_dst;	/* --dst */
 
 /* splitmix64: small, good enough, and the same on every machine. */
 static uint64_t rnd(void)
@@ -138,12 +155,17 @@ static void do_close(void)
 	sessions[i] = sessions[--nr_sessions];
 }
 
+static uint32_t pick_tg_id(void);
+static void pick_tg_start(struct mtg_tg_start *d);
+
 /* A buffer of random bytes, or a valid-looking struct, or a bad pointer. */
 static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 {
+	/* TG commands need a valid-looking argument more often to get far. */
+	int tg = _IOC_NR(cmd) >= 0x10 && _IOC_NR(cmd) <= 0x16;
 	size_t i;
 
-	switch (rnd_below(12)) {
+	switch (rnd_below(tg ? 24 : 12)) {
 	case 0: return NULL;
 	case 1: return ro_page;
 	case 2: return unmapped_page;
@@ -152,7 +174,7 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 	}
 	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)rnd();
-	if (rnd_below(2))
+	if (!rnd_below(tg ? 4 : 2))
 		return buf;
 	/* Mostly valid structures, so the deeper paths run too. */
 	memset(buf, 0, len);
@@ -167,11 +189,132 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 		/* lo (1) exists everywhere; the rest mostly do not */
 		a->ifindex = rnd_below(2) ? 1 : (uint32_t)rnd_below(6);
 	} else if (cmd == MTG_IOC_IFACE_DEL || cmd == MTG_IOC_IFACE_INFO) {
-		/* ids start at 1 and are reused: the low ones exist */
-		*(uint32_t *)buf = rnd_below(4) ? 1 + (uint32_t)rnd_below(2) :
-						  (uint32_t)rnd();
+		*(uint32_t *)buf = picked_iface;
+	} else if (cmd == MTG_IOC_TG_START) {
+		pick_tg_start((struct mtg_tg_start *)buf);
+	} else if (cmd == MTG_IOC_TG_SET_RATE) {
+		struct mtg_tg_rate *r = (void *)buf;
+
+		r->tg_id = pick_tg_id();
+		r->num = 1 + (uint32_t)rnd_below(rnd_below(8) ? 4 : 70000);
+		r->den = 1 + (uint32_t)rnd_below(4);
+	} else if (cmd == MTG_IOC_TG_CTRLMSG) {
+		struct mtg_tg_ctrlmsg *m = (void *)buf;
+
+		m->tg_id = pick_tg_id();
+		m->len = (uint32_t)rnd_below(rnd_below(8) ? 64 : 4096);
+		m->data = (uintptr_t)(buf + 1024);
+	} else if (cmd == MTG_IOC_TG_KILL || cmd == MTG_IOC_TG_SUSPEND ||
+		   cmd == MTG_IOC_TG_RESUME || cmd == MTG_IOC_TG_STATS) {
+		*(uint32_t *)buf = pick_tg_id();
 	}
 	return buf;
+}
+
+/*
+ * Timetables for the TGs to come: a few valid entries at the start of the
+ * tables region, sometimes random bytes, and a streaming ring after them.
+ */
+static void write_tables(int fd)
+{
+	struct mtg_alloc alloc = { .table_bytes = (uint64_t)page };
+	struct mtg_mmap_offsets off;
+	struct mtg_tt_entry *e;
+	struct mtg_tt_ring *ring;
+	unsigned char *t;
+	size_t i;
+
+	/* Most sessions never got past a random ALLOC: give them memory. */
+	if (ioctl(fd, MTG_IOC_MMAP_OFFSETS, &off) &&
+	    (ioctl(fd, MTG_IOC_ALLOC, &alloc) ||
+	     ioctl(fd, MTG_IOC_MMAP_OFFSETS, &off)))
+		return;
+	t = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)off.region[MTG_REGION_TABLES].offset);
+	if (t == MAP_FAILED)
+		return;
+	e = (struct mtg_tt_entry *)t;
+	for (i = 0; i < 16; i++) {
+		e[i].gap_ns = 20000 + rnd_below(2000000);
+		e[i].len = 130 + (uint32_t)rnd_below(rnd_below(8) ? 1000 : 2000);
+		e[i].reserved = rnd_below(16) ? 0 : (uint32_t)rnd();
+	}
+	ring = (struct mtg_tt_ring *)(t + 1024);
+	ring->producer = rnd_below(8) ? rnd_below(9) : rnd();
+	if (!rnd_below(8))
+		for (i = 0; i < 128; i++)
+			t[rnd_below(1152)] = (unsigned char)rnd();
+	munmap(t, page);
+}
+
+static uint32_t pick_tg_id(void)
+{
+	return picked_tg;
+}
+
+/* Interfaces that exist, mostly: ids start at 1 and are reused. */
+static int pick_iface(int fd)
+{
+	unsigned int i = (unsigned int)rnd_below(8);
+
+	picked_iface = rnd_below(4) ? 1 + (uint32_t)rnd_below(2) : (uint32_t)rnd();
+	if (!added[i].id || !rnd_below(4))
+		return fd;
+	picked_iface = added[i].id;
+	return added[i].fd;
+}
+
+/* Steer TGs that exist, mostly: a recently started one and its session. */
+static int pick_tg(int fd)
+{
+	unsigned int i = (unsigned int)rnd_below(8);
+
+	picked_tg = rnd_below(8) ? 1 + (uint32_t)rnd_below(4) : (uint32_t)rnd();
+	if (!started[i].id || !rnd_below(4))
+		return fd;
+	picked_tg = started[i].id;
+	return started[i].fd;
+}
+
+static uint64_t tai_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_TAI, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+/* A descriptor that is valid more often than not, flaws at random. */
+static void pick_tg_start(struct mtg_tg_start *d)
+{
+	uint64_t now = tai_now();
+
+	d->tg_id = pick_tg_id();
+	d->run_id = (uint32_t)rnd();
+	d->flags = (uint32_t)rnd_below(MTG_TG_F_ALL + 1) & ~MTG_TG_F_IPV6;
+	if (rnd_below(4))
+		d->flags |= MTG_TG_F_DST_MAC;
+	if (!rnd_below(16))
+		d->flags = (uint32_t)rnd();
+	d->netns_fd = MTG_NETNS_CURRENT;
+	d->ifindex = rnd_below(16) ? tg_ifindex : (uint32_t)rnd_below(8);
+	d->cpu = (uint32_t)rnd_below(rnd_below(8) ? 2 : 64);
+	memcpy(d->dst_addr, &tg_dst, 4);
+	d->src_port = (uint16_t)rnd();
+	d->dst_port = rnd_below(16) ? 9 : 0;
+	d->ttl = rnd_below(16) ? 64 : 0;
+	d->dst_mac[0] = 2;
+	d->patt_kind = (uint8_t)rnd_below(rnd_below(8) ? 3 : 8);
+	d->patt_seed = (uint32_t)rnd();
+	d->table_offset = 16 * rnd_below(rnd_below(8) ? 4 : 1000);
+	d->table_len = rnd_below(8) ? 8 : (uint32_t)rnd_below(1U << 31);
+	d->ring_offset = d->flags & MTG_TG_F_STREAM ? 1024 : 0;
+	if (!rnd_below(16))
+		d->ring_offset = rnd_size();
+	d->start_ns = rnd_below(16) ? now + rnd_below(50000000) : rnd();
+	d->stop_ns = rnd_below(2) ? d->start_ns + 1 + rnd_below(300000000) : 0;
+	d->stop_count = rnd_below(2) ? rnd_below(200) : 0;
+	d->late_threshold_ns = rnd_below(2) ? rnd_below(100000) : 0;
 }
 
 static void do_ioctl(void)
@@ -197,8 +340,28 @@ static void do_ioctl(void)
 	}
 	for (i = 0; !known && i < NR_KNOWN; i++)
 		known = cmd == known_cmds[i];
+	if (cmd == MTG_IOC_TG_START && !tg_ifindex)
+		return;
+	if (cmd == MTG_IOC_TG_START && rnd_below(8))
+		write_tables(fd);
+	if (_IOC_NR(cmd) >= 0x11 && _IOC_NR(cmd) <= 0x16)
+		fd = pick_tg(fd);
+	else
+		picked_tg = 1 + (uint32_t)rnd_below(4);
+	if (cmd == MTG_IOC_IFACE_DEL || cmd == MTG_IOC_IFACE_INFO)
+		fd = pick_iface(fd);
 	ret = ioctl(fd, cmd, pick_arg(buf, sizeof(buf), cmd));
 	note("ioctl", ret);
+	if (ret == 0 && cmd == MTG_IOC_IFACE_ADD) {
+		i = rnd_below(8);
+		added[i].fd = fd;
+		added[i].id = ((struct mtg_iface_add *)buf)->id;
+	}
+	if (ret == 0 && cmd == MTG_IOC_TG_START) {
+		i = rnd_below(8);
+		started[i].fd = fd;
+		started[i].id = ((struct mtg_tg_start *)buf)->tg_id;
+	}
 	for (i = 0; ret == 0 && i < NR_KNOWN; i++)
 		successes[i] += cmd == known_cmds[i];
 	if (!known && ret == 0)
@@ -295,7 +458,8 @@ static void do_fork(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mtg_fuzz [--seed N] [--calls N] [--sessions N] [--device PATH]\n");
+	fprintf(stderr, "usage: mtg_fuzz [--seed N] [--calls N] [--sessions N] [--device PATH]\n"
+			"                [--ifindex N --dst A.B.C.D]\n");
 	exit(2);
 }
 
@@ -306,6 +470,8 @@ int main(int argc, char **argv)
 		{ "calls", required_argument, NULL, 'c' },
 		{ "sessions", required_argument, NULL, 'n' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "ifindex", required_argument, NULL, 'i' },
+		{ "dst", required_argument, NULL, 't' },
 		{ 0 }
 	};
 	unsigned long calls = 20000, i;
@@ -319,6 +485,11 @@ int main(int argc, char **argv)
 		case 'c': calls = strtoul(optarg, NULL, 0); break;
 		case 'n': max_sessions = atoi(optarg); break;
 		case 'd': dev = optarg; break;
+		case 'i': tg_ifindex = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 't':
+			if (inet_pton(AF_INET, optarg, &tg_dst) != 1)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -359,7 +530,8 @@ int main(int argc, char **argv)
 			       calls_by_errno[i]);
 	printf("\nmtg_fuzz: successes:");
 	for (i = 0; i < NR_KNOWN; i++)
-		printf(" %s=%lu", known_names[i], successes[i]);
+		if (tg_ifindex || strncmp(known_names[i], "tg_", 3))
+			printf(" %s=%lu", known_names[i], successes[i]);
 	printf(" mmap=%lu\n", successes[NR_KNOWN]);
 	return failures ? 1 : 0;
 }

@@ -1,17 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Random calls on /dev/mtg (tests/fuzz/mtg_fuzz.c) with fixed seeds: the
 fuzzer's own checks hold, the kernel reports nothing (the autouse fixture
-and tests/vm/run scan the log) and the module unloads afterwards."""
+and tests/vm/run scan the log) and the module unloads afterwards. Traffic
+generators are started, steered and fed random tables on a veth pair into
+a namespace."""
 
 import subprocess
 
-from mtgtest.system import ROOT, load_module, unload_module
+import pytest
+
+from mtgtest.system import ROOT, ifindex, load_module, run, unload_module
 
 FUZZ = ROOT / "tests/fuzz/mtg_fuzz"
 
 
-def fuzz(seed, calls):
-    return subprocess.Popen([FUZZ, "--seed", str(seed), "--calls", str(calls)],
+@pytest.fixture
+def target(netns, veth):
+    """Where the fuzzer's TGs send: (ifindex, destination address)."""
+    ns = netns()
+    a, b = veth(ns)
+    run("ip", "addr", "add", "10.88.0.1/24", "dev", a)
+    run("ip", "-n", ns, "addr", "add", "10.88.0.2/24", "dev", b)
+    return ifindex(a), "10.88.0.2"
+
+
+def fuzz(seed, calls, target):
+    return subprocess.Popen([FUZZ, "--seed", str(seed), "--calls", str(calls),
+                             "--ifindex", str(target[0]), "--dst", target[1]],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
 
@@ -28,15 +43,15 @@ def finish(proc):
     return out
 
 
-def test_fuzz_sequential(mtg):
+def test_fuzz_sequential(mtg, target):
     for seed in (1, 2, 3):
-        out = finish(fuzz(seed, 15000))
+        out = finish(fuzz(seed, 25000, target))
         assert "0 check failures" in out
 
 
-def test_fuzz_concurrent(mtg):
+def test_fuzz_concurrent(mtg, target):
     """Two fuzzers at once, so that sessions race in the kernel."""
-    procs = [fuzz(seed, 10000) for seed in (11, 12)]
+    procs = [fuzz(seed, 20000, target) for seed in (11, 12)]
     for proc in procs:
         finish(proc)
     unload_module()  # every session of the fuzzers is gone
