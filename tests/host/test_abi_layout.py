@@ -40,6 +40,29 @@ def test_commands(layout):
         assert layout[("cmd", name)] == value, name
 
 
+def test_every_command_is_mirrored(layout):
+    """Every command the header defines has its Python twin."""
+    assert {name for kind, name in layout if kind == "cmd"} == set(abi.COMMANDS)
+
+
+def test_constants(layout):
+    """MTG_FOO_BAR is abi.FOO_BAR."""
+    consts = {name: value for (kind, name), value in layout.items()
+              if kind == "const"}
+    assert consts
+    for name, value in consts.items():
+        assert getattr(abi, name.removeprefix("MTG_")) == value, name
+
+
+def test_mtg_hdr_is_big_endian(layout):
+    hdr = abi.MtgHdr(magic=abi.HDR_MAGIC, hdr_len=abi.HDR_LEN, seq=1)
+    raw = bytes(hdr)
+    assert len(raw) == layout[("sizeof", "mtg_hdr")] == abi.HDR_LEN
+    assert raw[:4] == b"MTG1" and raw[6:8] == b"\0\x58"
+    assert raw[16:24] == (1).to_bytes(8, "big")
+    assert abi.MtgHdr.crc.offset == abi.HDR_CRC_LEN
+
+
 def test_structs_are_padding_free(layout):
     """Natural alignment with explicit reserved fields: no hidden holes."""
     for name, ctype in abi.STRUCTS.items():

@@ -7,12 +7,13 @@ compiles the header and compares every size, offset and command number.
 
 import ctypes
 import fcntl
+import ipaddress
 import mmap
 import os
 
 DEVICE = "/dev/mtg"
 ABI_MAJOR = 1
-ABI_MINOR = 0
+ABI_MINOR = 1
 IOC_MAGIC = 0xB9
 NETNS_CURRENT = 0xFFFFFFFF
 STATUS_MAGIC = 0x4D544753
@@ -27,6 +28,43 @@ SESSION_F_ENDED = 1 << 1
 
 IFACE_ATTACHED = 1
 IFACE_LOST = 2
+
+# Traffic generators (MTG_TG_F_*, MTG_PATT_*, MTG_TG_* states, MTG_TG_ERR_*).
+TG_F_IPV6 = 1 << 0
+TG_F_STREAM = 1 << 1
+TG_F_LATE_SKIP = 1 << 2
+TG_F_QDISC = 1 << 3
+TG_F_PRECISE = 1 << 4
+TG_F_DST_MAC = 1 << 5
+TG_F_ALL = 0x3F
+
+PATT_FIXED = 0
+PATT_RANDOM = 1
+PATT_INCR = 2
+PATT_CTRL = 3
+
+CTRLMSG_MAX = 1024
+
+TG_RUNNING = 1
+TG_SUSPENDED = 2
+TG_FINISHED = 3
+TG_KILLED = 4
+TG_FAILED = 5
+
+TG_ERR_NONE = 0
+TG_ERR_DEV_GONE = 1
+TG_ERR_CPU_OFFLINE = 2
+TG_ERR_RING = 3
+TG_ERR_TIME = 4
+
+LAT_BUCKETS = 368
+
+# The on-wire MTG header (MTG_HDR_*).
+HDR_MAGIC = 0x4D544731
+HDR_VERSION = 1
+HDR_LEN = 88
+HDR_CRC_LEN = 44
+HDR_F_CTRL = 1 << 0
 
 
 class Version(ctypes.Structure):
@@ -73,6 +111,86 @@ class IfaceInfo(ctypes.Structure):
                 ("netns_cookie", ctypes.c_uint64), ("name", ctypes.c_uint8 * 16)]
 
 
+class TtEntry(ctypes.Structure):
+    _fields_ = [("gap_ns", ctypes.c_uint64), ("len", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32)]
+
+
+class TtRing(ctypes.Structure):
+    _fields_ = [("producer", ctypes.c_uint64), ("pad0", ctypes.c_uint8 * 56),
+                ("consumer", ctypes.c_uint64), ("pad1", ctypes.c_uint8 * 56)]
+
+
+class TgStart(ctypes.Structure):
+    _fields_ = [("tg_id", ctypes.c_uint32), ("run_id", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32), ("netns_fd", ctypes.c_uint32),
+                ("ifindex", ctypes.c_uint32), ("cpu", ctypes.c_uint32),
+                ("src_addr", ctypes.c_uint8 * 16),
+                ("dst_addr", ctypes.c_uint8 * 16),
+                ("src_port", ctypes.c_uint16), ("dst_port", ctypes.c_uint16),
+                ("tos", ctypes.c_uint8), ("ttl", ctypes.c_uint8),
+                ("dst_mac", ctypes.c_uint8 * 6),
+                ("patt_kind", ctypes.c_uint8), ("patt_value", ctypes.c_uint8),
+                ("reserved0", ctypes.c_uint16),
+                ("patt_seed", ctypes.c_uint32), ("table_len", ctypes.c_uint32),
+                ("table_offset", ctypes.c_uint64),
+                ("ring_offset", ctypes.c_uint64),
+                ("start_ns", ctypes.c_uint64), ("stop_count", ctypes.c_uint64),
+                ("stop_ns", ctypes.c_uint64),
+                ("late_threshold_ns", ctypes.c_uint64),
+                ("reserved", ctypes.c_uint64 * 4)]
+
+    @property
+    def mac(self):
+        """dst_mac as "aa:bb:cc:dd:ee:ff"."""
+        return ":".join(f"{b:02x}" for b in self.dst_mac)
+
+
+class TgRate(ctypes.Structure):
+    _fields_ = [("tg_id", ctypes.c_uint32), ("num", ctypes.c_uint32),
+                ("den", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
+class TgCtrlmsg(ctypes.Structure):
+    _fields_ = [("tg_id", ctypes.c_uint32), ("len", ctypes.c_uint32),
+                ("data", ctypes.c_uint64)]
+
+
+class TgStats(ctypes.Structure):
+    _fields_ = [("tg_id", ctypes.c_uint32), ("state", ctypes.c_uint32),
+                ("error", ctypes.c_uint32), ("cpu", ctypes.c_uint32),
+                ("sent", ctypes.c_uint64), ("bytes", ctypes.c_uint64),
+                ("tx_errors", ctypes.c_uint64),
+                ("skipped_late", ctypes.c_uint64),
+                ("bad_entries", ctypes.c_uint64),
+                ("underruns", ctypes.c_uint64),
+                ("late_packets", ctypes.c_uint64), ("events", ctypes.c_uint64),
+                ("ctrl_sent", ctypes.c_uint64), ("next_seq", ctypes.c_uint64),
+                ("next_ns", ctypes.c_uint64),
+                ("lateness_max_ns", ctypes.c_uint64),
+                ("lateness_sum_ns", ctypes.c_uint64), ("early", ctypes.c_uint64),
+                ("lead_ns", ctypes.c_uint64), ("spin_ns", ctypes.c_uint64),
+                ("reserved", ctypes.c_uint64 * 4),
+                ("lateness_hist", ctypes.c_uint64 * LAT_BUCKETS)]
+
+    @property
+    def hist(self):
+        """The lateness histogram as a list of LAT_BUCKETS counts."""
+        return list(self.lateness_hist)
+
+
+class MtgHdr(ctypes.BigEndianStructure):
+    """struct mtg_hdr, as on the wire (network byte order)."""
+    _fields_ = [("magic", ctypes.c_uint32), ("version", ctypes.c_uint8),
+                ("flags", ctypes.c_uint8), ("hdr_len", ctypes.c_uint16),
+                ("run_id", ctypes.c_uint32), ("tg_id", ctypes.c_uint32),
+                ("seq", ctypes.c_uint64), ("sched_ns", ctypes.c_uint64),
+                ("nut", ctypes.c_uint8 * 6), ("patt_kind", ctypes.c_uint8),
+                ("patt_value", ctypes.c_uint8), ("patt_seed", ctypes.c_uint32),
+                ("crc", ctypes.c_uint32), ("tx_ns", ctypes.c_uint64),
+                ("tp_ns", ctypes.c_uint64 * 4)]
+
+
 def _ioc(direction, nr, size):
     return (direction << 30) | (size << 16) | (IOC_MAGIC << 8) | nr
 
@@ -96,17 +214,31 @@ IOC_STATS = _ior(0x03, Stats)
 IOC_IFACE_ADD = _iowr(0x04, IfaceAdd)
 IOC_IFACE_DEL = _iow(0x05, ctypes.c_uint32)
 IOC_IFACE_INFO = _iowr(0x06, IfaceInfo)
+IOC_TG_START = _iowr(0x10, TgStart)
+IOC_TG_KILL = _iow(0x11, ctypes.c_uint32)
+IOC_TG_SUSPEND = _iow(0x12, ctypes.c_uint32)
+IOC_TG_RESUME = _iow(0x13, ctypes.c_uint32)
+IOC_TG_SET_RATE = _iow(0x14, TgRate)
+IOC_TG_CTRLMSG = _iow(0x15, TgCtrlmsg)
+IOC_TG_STATS = _iowr(0x16, TgStats)
 
 COMMANDS = {
     "MTG_IOC_VERSION": IOC_VERSION, "MTG_IOC_ALLOC": IOC_ALLOC,
     "MTG_IOC_MMAP_OFFSETS": IOC_MMAP_OFFSETS, "MTG_IOC_STATS": IOC_STATS,
     "MTG_IOC_IFACE_ADD": IOC_IFACE_ADD, "MTG_IOC_IFACE_DEL": IOC_IFACE_DEL,
     "MTG_IOC_IFACE_INFO": IOC_IFACE_INFO,
+    "MTG_IOC_TG_START": IOC_TG_START, "MTG_IOC_TG_KILL": IOC_TG_KILL,
+    "MTG_IOC_TG_SUSPEND": IOC_TG_SUSPEND, "MTG_IOC_TG_RESUME": IOC_TG_RESUME,
+    "MTG_IOC_TG_SET_RATE": IOC_TG_SET_RATE,
+    "MTG_IOC_TG_CTRLMSG": IOC_TG_CTRLMSG, "MTG_IOC_TG_STATS": IOC_TG_STATS,
 }
 STRUCTS = {
     "mtg_version": Version, "mtg_alloc": Alloc, "mtg_region": Region,
     "mtg_mmap_offsets": MmapOffsets, "mtg_stats": Stats, "mtg_status": Status,
     "mtg_iface_add": IfaceAdd, "mtg_iface_info": IfaceInfo,
+    "mtg_tt_entry": TtEntry, "mtg_tt_ring": TtRing, "mtg_tg_start": TgStart,
+    "mtg_tg_rate": TgRate, "mtg_tg_ctrlmsg": TgCtrlmsg,
+    "mtg_tg_stats": TgStats, "mtg_hdr": MtgHdr,
 }
 
 
@@ -159,6 +291,152 @@ class Session:
         region = self.offsets().region[index]
         return mmap.mmap(self.fd, length or region.size, flags=flags,
                          prot=prot, offset=region.offset)
+
+    # Traffic generators.
+
+    def tg_start(self, **fields):
+        """MTG_IOC_TG_START; returns the descriptor as the kernel left it
+        (dst_mac resolved, src_addr filled in). Addresses may be given as
+        text or ipaddress objects, dst_mac as "aa:bb:..." or bytes."""
+        fields.setdefault("netns_fd", NETNS_CURRENT)
+        for key in ("src_addr", "dst_addr"):
+            if key in fields:
+                fields[key] = _u8_array(_addr_bytes(fields[key]), 16)
+        if "dst_mac" in fields:
+            mac = fields["dst_mac"]
+            if isinstance(mac, str):
+                mac = bytes.fromhex(mac.replace(":", ""))
+            fields["dst_mac"] = _u8_array(mac, 6)
+        if "reserved" in fields and not isinstance(fields["reserved"],
+                                                   ctypes.Array):
+            fields["reserved"] = (ctypes.c_uint64 * 4)(*fields["reserved"])
+        return self.ioctl(IOC_TG_START, TgStart(**fields))
+
+    def tg_kill(self, tg_id):
+        self.ioctl(IOC_TG_KILL, ctypes.c_uint32(tg_id))
+
+    def tg_suspend(self, tg_id):
+        self.ioctl(IOC_TG_SUSPEND, ctypes.c_uint32(tg_id))
+
+    def tg_resume(self, tg_id):
+        self.ioctl(IOC_TG_RESUME, ctypes.c_uint32(tg_id))
+
+    def tg_set_rate(self, tg_id, num, den, **fields):
+        self.ioctl(IOC_TG_SET_RATE, TgRate(tg_id=tg_id, num=num, den=den,
+                                           **fields))
+
+    def tg_ctrlmsg(self, tg_id, data, length=None):
+        """Send bytes data as a control message (length: override len)."""
+        buf = ctypes.create_string_buffer(bytes(data), max(len(data), 1))
+        msg = TgCtrlmsg(tg_id=tg_id,
+                        len=len(data) if length is None else length,
+                        data=ctypes.addressof(buf))
+        self.ioctl(IOC_TG_CTRLMSG, msg)
+
+    def tg_stats(self, tg_id):
+        return self.ioctl(IOC_TG_STATS, TgStats(tg_id=tg_id))
+
+    def tables(self):
+        """The tables region, mapped writable (see Tables)."""
+        return Tables(self)
+
+
+def _addr_bytes(addr):
+    if isinstance(addr, (bytes, bytearray)):
+        return bytes(addr)
+    if isinstance(addr, ctypes.Array):
+        return bytes(addr)
+    return ipaddress.ip_address(addr).packed
+
+
+def _u8_array(data, size):
+    if len(data) > size:
+        raise ValueError(f"{len(data)} bytes do not fit in {size}")
+    return (ctypes.c_uint8 * size)(*data.ljust(size, b"\0"))
+
+
+class Tables:
+    """The session's tables region, mapped read-write: timetables
+    (struct mtg_tt_entry, host byte order) and stream rings
+    (struct mtg_tt_ring). A ring's producer count is written with one
+    aligned 8-byte store after the entries (x86 keeps stores in order)."""
+
+    def __init__(self, session):
+        self.mm = session.map_region(REGION_TABLES,
+                                     prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        self.size = len(self.mm)
+        self._u64 = memoryview(self.mm).cast("Q")
+
+    def close(self):
+        if self.mm is not None:
+            self._u64.release()
+            self.mm.close()
+            self.mm = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def write_entries(self, offset, entries, first=0):
+        """Write (gap_ns, len) or (gap_ns, len, reserved) tuples as the
+        entries first, first + 1, ... of the table at offset."""
+        size = ctypes.sizeof(TtEntry)
+        for i, entry in enumerate(entries):
+            gap, length, *rest = entry
+            e = TtEntry(gap_ns=gap, len=length, reserved=rest[0] if rest else 0)
+            pos = offset + (first + i) * size
+            self.mm[pos:pos + size] = bytes(e)
+
+    def write_table(self, offset, entries):
+        """A whole table at offset (bytes into the region)."""
+        self.write_entries(offset, entries)
+        return len(entries)
+
+    def read_entry(self, offset, index):
+        size = ctypes.sizeof(TtEntry)
+        pos = offset + index * size
+        return TtEntry.from_buffer_copy(self.mm[pos:pos + size])
+
+    def set_producer(self, ring_offset, count):
+        """Publish count entries of the stream ring at ring_offset."""
+        assert ring_offset % 8 == 0
+        self._u64[(ring_offset + TtRing.producer.offset) // 8] = count
+
+    def producer(self, ring_offset):
+        return self._u64[(ring_offset + TtRing.producer.offset) // 8]
+
+    def consumer(self, ring_offset):
+        """The kernel's copy of the entries it has consumed."""
+        return self._u64[(ring_offset + TtRing.consumer.offset) // 8]
+
+    def write_bytes(self, offset, data):
+        self.mm[offset:offset + len(data)] = data
+
+
+class Stream:
+    """Feeds a streaming TG: entries go to slot k mod table_len of the table
+    at table_offset, then the ring's producer count moves on."""
+
+    def __init__(self, tables, table_offset, table_len, ring_offset):
+        self.t, self.table_offset = tables, table_offset
+        self.table_len, self.ring_offset = table_len, ring_offset
+        self.produced = tables.producer(ring_offset)
+
+    def room(self):
+        return self.table_len - (self.produced - self.t.consumer(self.ring_offset))
+
+    def push(self, entries):
+        """Append entries (no more than room()); returns how many."""
+        entries = list(entries)
+        assert len(entries) <= self.room(), "would overwrite unread entries"
+        for entry in entries:
+            self.t.write_entries(self.table_offset, [entry],
+                                 first=self.produced % self.table_len)
+            self.produced += 1
+        self.t.set_producer(self.ring_offset, self.produced)
+        return len(entries)
 
 
 def status_snapshot(buf):

@@ -27,5 +27,56 @@ int main(void)
 	CMD(MTG_IOC_VERSION); CMD(MTG_IOC_ALLOC); CMD(MTG_IOC_MMAP_OFFSETS);
 	CMD(MTG_IOC_STATS); CMD(MTG_IOC_IFACE_ADD); CMD(MTG_IOC_IFACE_DEL);
 	CMD(MTG_IOC_IFACE_INFO);
+
+	SIZE(mtg_tt_entry); SIZE(mtg_tt_ring); SIZE(mtg_tg_start);
+	SIZE(mtg_tg_rate); SIZE(mtg_tg_ctrlmsg); SIZE(mtg_tg_stats);
+	SIZE(mtg_hdr);
+	OFF(mtg_tt_entry, len); OFF(mtg_tt_entry, reserved);
+	OFF(mtg_tt_ring, producer); OFF(mtg_tt_ring, consumer);
+	OFF(mtg_tg_start, cpu); OFF(mtg_tg_start, src_addr);
+	OFF(mtg_tg_start, dst_addr); OFF(mtg_tg_start, src_port);
+	OFF(mtg_tg_start, dst_port); OFF(mtg_tg_start, tos);
+	OFF(mtg_tg_start, ttl); OFF(mtg_tg_start, dst_mac);
+	OFF(mtg_tg_start, patt_kind); OFF(mtg_tg_start, patt_value);
+	OFF(mtg_tg_start, reserved0); OFF(mtg_tg_start, patt_seed);
+	OFF(mtg_tg_start, table_len); OFF(mtg_tg_start, table_offset);
+	OFF(mtg_tg_start, ring_offset); OFF(mtg_tg_start, start_ns);
+	OFF(mtg_tg_start, stop_count); OFF(mtg_tg_start, stop_ns);
+	OFF(mtg_tg_start, late_threshold_ns); OFF(mtg_tg_start, reserved);
+	OFF(mtg_tg_rate, num); OFF(mtg_tg_rate, den); OFF(mtg_tg_rate, reserved);
+	OFF(mtg_tg_ctrlmsg, len); OFF(mtg_tg_ctrlmsg, data);
+	OFF(mtg_tg_stats, state); OFF(mtg_tg_stats, error);
+	OFF(mtg_tg_stats, cpu); OFF(mtg_tg_stats, sent);
+	OFF(mtg_tg_stats, bad_entries); OFF(mtg_tg_stats, underruns);
+	OFF(mtg_tg_stats, ctrl_sent); OFF(mtg_tg_stats, next_seq);
+	OFF(mtg_tg_stats, lateness_max_ns); OFF(mtg_tg_stats, lateness_sum_ns);
+	OFF(mtg_tg_stats, early); OFF(mtg_tg_stats, lead_ns);
+	OFF(mtg_tg_stats, spin_ns); OFF(mtg_tg_stats, reserved);
+	OFF(mtg_tg_stats, lateness_hist);
+	OFF(mtg_hdr, version); OFF(mtg_hdr, flags); OFF(mtg_hdr, hdr_len);
+	OFF(mtg_hdr, run_id); OFF(mtg_hdr, tg_id); OFF(mtg_hdr, seq);
+	OFF(mtg_hdr, sched_ns); OFF(mtg_hdr, nut); OFF(mtg_hdr, patt_kind);
+	OFF(mtg_hdr, patt_value); OFF(mtg_hdr, patt_seed); OFF(mtg_hdr, crc);
+	OFF(mtg_hdr, tx_ns); OFF(mtg_hdr, tp_ns);
+	CMD(MTG_IOC_TG_START); CMD(MTG_IOC_TG_KILL); CMD(MTG_IOC_TG_SUSPEND);
+	CMD(MTG_IOC_TG_RESUME); CMD(MTG_IOC_TG_SET_RATE);
+	CMD(MTG_IOC_TG_CTRLMSG); CMD(MTG_IOC_TG_STATS);
+
+	/* Constants the Python mirror copies. */
+#define CONST(c) printf("const %s %llu\n", #c, (unsigned long long)(c))
+	CONST(MTG_ABI_MAJOR); CONST(MTG_ABI_MINOR);
+	CONST(MTG_TG_F_IPV6); CONST(MTG_TG_F_STREAM); CONST(MTG_TG_F_LATE_SKIP);
+	CONST(MTG_TG_F_QDISC); CONST(MTG_TG_F_PRECISE); CONST(MTG_TG_F_DST_MAC);
+	CONST(MTG_TG_F_ALL);
+	CONST(MTG_PATT_FIXED); CONST(MTG_PATT_RANDOM); CONST(MTG_PATT_INCR);
+	CONST(MTG_PATT_CTRL); CONST(MTG_CTRLMSG_MAX);
+	CONST(MTG_TG_RUNNING); CONST(MTG_TG_SUSPENDED); CONST(MTG_TG_FINISHED);
+	CONST(MTG_TG_KILLED); CONST(MTG_TG_FAILED);
+	CONST(MTG_TG_ERR_NONE); CONST(MTG_TG_ERR_DEV_GONE);
+	CONST(MTG_TG_ERR_CPU_OFFLINE); CONST(MTG_TG_ERR_RING);
+	CONST(MTG_TG_ERR_TIME);
+	CONST(MTG_LAT_BUCKETS);
+	CONST(MTG_HDR_MAGIC); CONST(MTG_HDR_VERSION); CONST(MTG_HDR_LEN);
+	CONST(MTG_HDR_CRC_LEN); CONST(MTG_HDR_F_CTRL);
 	return 0;
 }

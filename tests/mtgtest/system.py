@@ -72,3 +72,21 @@ def python(code, *args, check=True, timeout=120, prefix=(), **kwargs):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
     return run(*prefix, sys.executable, "-c", code, *args, check=check,
                timeout=timeout, env=env, **kwargs)
+
+
+def virtio_nets():
+    """virtio_net devices of this namespace (tests/vm/run with
+    MTG_VM_NETWORK=loop gives two, wired back to back), by name, with their
+    virtio device (as tests/vm/test_ifaces.py finds them)."""
+    found = {}
+    for dev in sorted(os.listdir("/sys/class/net")):
+        driver = f"/sys/class/net/{dev}/device/driver"
+        if os.path.exists(driver) and \
+                os.path.basename(os.readlink(driver)) == "virtio_net":
+            found[dev] = os.path.basename(os.readlink(f"/sys/class/net/{dev}/device"))
+    return found
+
+
+def tai_ns():
+    """Now, CLOCK_TAI ns: the clock of every timestamp of the ABI."""
+    return time.clock_gettime_ns(time.CLOCK_TAI)

@@ -34,7 +34,10 @@ def spec_family():
 
 def family():
     """A YnlFamily for mtg: talks to the loaded module."""
-    return _lib().YnlFamily(str(SPEC), str(SCHEMA))
+    lib = _lib()
+    # ynl caches family ids per process: a reloaded module has a new one.
+    lib.ynl.genl_family_name_to_id = None
+    return lib.YnlFamily(str(SPEC), str(SCHEMA))
 
 
 def nl_error():
