@@ -1,0 +1,851 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Traffic generators on the wire: what a TG sends is exactly what its
+timetable says, as a capture on the receiving side witnesses.
+
+Each test starts TGs through the ABI (kmod/uapi/mtg.h), captures what
+arrives in another namespace (tcpdump, zero drops or the witness does not
+count) and checks the frames one by one: every sequence number once and in
+order, checksums and the MTG header's CRC, the payload pattern, scheduled
+departures exactly the table's gaps apart, no TX stamp before its schedule,
+and the lateness histogram of the TG's statistics equal, bucket by bucket,
+to the one computed from the captured stamps.
+
+No test here judges timing precision (TESTING.md: that is bench/'s job
+under software emulation); times only bound the order of events.
+"""
+
+import dataclasses
+import errno
+import itertools
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mtgtest import abi, wire
+from mtgtest.capture import Capture
+from mtgtest.system import (ROOT, ifindex, load_module, run, tai_ns,
+                            unload_module, virtio_nets)
+
+MS = 1_000_000
+S = 1_000_000_000
+LEAD_NS = 2 * S          # start_ns - now: covers neighbour resolution
+RUN_NS = 2 * S           # traffic per run, short: everything is slow here
+TABLE_BYTES = 1 << 20
+MIN_LEN = {4: 14 + 20 + 8 + abi.HDR_LEN, 6: 14 + 40 + 8 + abi.HDR_LEN}
+MAX_LEN = 1500 + 14      # veth and virtio_net MTU 1500, L2 without FCS
+ENDED = (abi.TG_FINISHED, abi.TG_KILLED, abi.TG_FAILED)
+
+_subnets = itertools.count(1)
+
+
+def new_run_id():
+    return random.SystemRandom().getrandbits(32) or 1
+
+
+# --- links: a sending end in this namespace, a receiving end in another ----
+
+@dataclasses.dataclass
+class Link:
+    a: str              # sending device, this namespace
+    b: str              # receiving device, namespace ns
+    ns: str
+    family: int
+    a_addr: str
+    b_addr: str
+    a_ifindex: int
+    a_mac: str
+    b_mac: str
+
+
+def mac_of(dev, ns=None):
+    cmd = ["cat", f"/sys/class/net/{dev}/address"]
+    if ns:
+        cmd = ["ip", "netns", "exec", ns] + cmd
+    return run(*cmd).stdout.strip()
+
+
+def address_link(a, b, ns, family):
+    """Addresses on both ends (IPv6 without DAD: usable at once)."""
+    n = next(_subnets)
+    if family == 4:
+        a_addr, b_addr, extra = f"198.18.{n}.1", f"198.18.{n}.2", []
+        plen = "24"
+    else:
+        a_addr, b_addr, extra = f"2001:db8:{n}::1", f"2001:db8:{n}::2", ["nodad"]
+        plen = "64"
+    run("ip", "addr", "add", f"{a_addr}/{plen}", "dev", a, *extra)
+    run("ip", "-n", ns, "addr", "add", f"{b_addr}/{plen}", "dev", b, *extra)
+    return Link(a, b, ns, family, a_addr, b_addr, ifindex(a), mac_of(a),
+                mac_of(b, ns))
+
+
+@pytest.fixture
+def make_link(netns, veth):
+    """Factory: a veth pair, a here, b in a new namespace, addressed."""
+    def make(family=4):
+        ns = netns()
+        a, b = veth(b_ns=ns)
+        return address_link(a, b, ns, family)
+    return make
+
+
+@pytest.fixture(params=[4, 6], ids=["ipv4", "ipv6"])
+def link(request, make_link):
+    return make_link(request.param)
+
+
+@pytest.fixture
+def virtio_link(request, netns):
+    """The two virtio_net devices wired back to back (MTG_VM_NETWORK=loop):
+    one moves into a namespace for the test, and everything is put back
+    afterwards so other tests find the pair as they expect."""
+    nets = virtio_nets()
+    if len(nets) != 2:
+        pytest.skip("no virtio_net pair: boot with MTG_VM_NETWORK=loop "
+                    f"(make test-vm does); found {sorted(nets) or 'none'}")
+    a, b = sorted(nets)
+    ns = netns()
+    run("ip", "link", "set", b, "netns", ns)
+    try:
+        run("ip", "-n", ns, "link", "set", b, "up")
+        run("ip", "link", "set", a, "up")
+        yield address_link(a, b, ns, request.param)
+    finally:
+        if run("ip", "-n", ns, "link", "show", b, check=False).returncode == 0:
+            run("ip", "-n", ns, "link", "set", b, "netns", "1")
+        for dev in (a, b):
+            run("ip", "addr", "flush", "dev", dev, check=False)
+            run("ip", "link", "set", dev, "down", check=False)
+        assert set(virtio_nets()) == set(nets), "virtio_net pair not restored"
+
+
+# --- sessions and TGs -------------------------------------------------------
+
+class TgSession:
+    """A session with its tables region mapped writable, and a simple
+    allocator of tables and rings in it."""
+
+    def __init__(self, table_bytes=TABLE_BYTES):
+        self.s = abi.Session()
+        self.s.alloc(table_bytes)
+        self.t = self.s.tables()
+        self.free = 0
+
+    def close(self):
+        """Unmap the tables and end the session (again: nothing)."""
+        self.t.close()
+        self.s.close()
+
+    def space(self, size, align=64):
+        off = -(-self.free // align) * align
+        assert off + size <= self.t.size, "tables region full"
+        self.free = off + size
+        return off
+
+    def table(self, entries):
+        """A table holding entries; returns (table_offset, table_len)."""
+        off = self.space(16 * len(entries), 16)
+        self.t.write_table(off, entries)
+        return off, len(entries)
+
+    def stream(self, table_len):
+        """An empty stream table and its ring: an abi.Stream to feed."""
+        ring = self.space(64 * 2)
+        off = self.space(16 * table_len, 16)
+        self.t.set_producer(ring, 0)
+        return abi.Stream(self.t, off, table_len, ring)
+
+    def start(self, link, tg_id, run_id, start_ns, table=None, entries=None,
+              stream=None, **kw):
+        if entries is not None:
+            table = self.table(entries)
+        fields = dict(tg_id=tg_id, run_id=run_id, ifindex=link.a_ifindex,
+                      cpu=0, src_addr=link.a_addr, dst_addr=link.b_addr,
+                      src_port=40000 + tg_id % 20000, dst_port=9000, ttl=64,
+                      patt_kind=abi.PATT_RANDOM, patt_seed=tg_id * 7919,
+                      start_ns=start_ns)
+        if stream is not None:
+            fields.update(table_offset=stream.table_offset,
+                          table_len=stream.table_len,
+                          ring_offset=stream.ring_offset)
+            kw["flags"] = kw.get("flags", 0) | abi.TG_F_STREAM
+        else:
+            fields.update(table_offset=table[0], table_len=table[1])
+        kw["flags"] = kw.get("flags", 0) | \
+            (abi.TG_F_IPV6 if link.family == 6 else 0)
+        fields.update(kw)
+        return self.s.tg_start(**fields)
+
+    def stats(self, tg_id):
+        return self.s.tg_stats(tg_id)
+
+    def wait(self, tg_id, states=ENDED, timeout=60):
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.stats(tg_id)
+            if st.state in states:
+                return st
+            if time.monotonic() > deadline:
+                pytest.fail(f"TG {tg_id} still in state {st.state} "
+                            f"after {timeout} s (sent {st.sent})")
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def tgs(mtg):
+    sess = TgSession()
+    yield sess
+    sess.close()
+
+
+def sleep_until(tai):
+    left = tai - tai_ns()
+    if left > 0:
+        time.sleep(left / S)
+
+
+def expected_count(start_ns, stop_ns, gap):
+    """Departures start + k * gap before stop_ns."""
+    return -(-(stop_ns - start_ns) // gap)
+
+
+# --- what the capture must show ---------------------------------------------
+
+def assert_witness(cap):
+    assert cap.dropped == 0 and cap.if_dropped == 0, \
+        f"the capture dropped {cap.dropped} (+{cap.if_dropped}): no witness"
+    bad = [(f.mtg.tg_id, f.mtg.seq, f.errors) for f in cap.frames
+           if f.mtg is not None and not f.ok]
+    assert not bad, f"damaged MTG frames: {bad[:10]}"
+
+
+def check_frames(frames, link, started, st, entries=None, count=None,
+                 sched_deltas=True):
+    """The frames of one TG against its descriptor, timetable and stats.
+    entries[seq % len(entries)] is the entry of packet seq."""
+    assert frames, "no frame of this TG was captured"
+    seqs = [f.mtg.seq for f in frames]
+    assert seqs == list(range(len(frames))), \
+        f"sequence numbers with gaps or repeats: {first_break(seqs)}"
+    if count is not None:
+        assert len(frames) == count
+    assert st.sent == len(frames), "sent but not captured, or the reverse"
+    assert st.next_seq == len(frames)
+    assert (st.tx_errors, st.early, st.bad_entries) == (0, 0, 0)
+    family = link.family
+    for f in frames:
+        h = f.mtg
+        assert f.ok, (h.seq, f.errors)
+        assert h.valid and not h.ctrl
+        assert (h.run_id, h.tg_id) == (started.run_id, started.tg_id)
+        assert (h.patt_kind, h.patt_value) == (started.patt_kind, started.patt_value)
+        assert f.body_wrong_bits() == 0, f"payload of seq {h.seq} differs"
+        assert h.tp_ns == (0, 0, 0, 0) and h.nut == bytes(6)
+        assert f.ip_version == family
+        assert (str(f.src), str(f.dst)) == (link.a_addr, link.b_addr)
+        assert (f.sport, f.dport) == (started.src_port, started.dst_port)
+        assert (f.tos, f.ttl) == (started.tos, started.ttl)
+        assert (f.eth_src, f.eth_dst) == (link.a_mac, link.b_mac)
+        if family == 4:
+            assert f.df
+        if entries is not None:
+            assert f.orig_len == entries[h.seq % len(entries)][1], h.seq
+        assert h.tx_ns >= h.sched_ns, f"seq {h.seq} left before its time"
+    assert frames[0].mtg.sched_ns == started.start_ns
+    if sched_deltas and entries is not None:
+        for prev, f in zip(frames, frames[1:]):
+            gap = entries[prev.mtg.seq % len(entries)][0]
+            assert f.mtg.sched_ns - prev.mtg.sched_ns == gap, \
+                f"seq {f.mtg.seq}: {f.mtg.sched_ns - prev.mtg.sched_ns} ns " \
+                f"after the previous one, the table says {gap}"
+    if started.stop_ns:
+        assert frames[-1].mtg.sched_ns < started.stop_ns
+    check_lateness(frames, st)
+    assert st.bytes == sum(f.orig_len for f in frames)
+
+
+def check_lateness(frames, st):
+    late = [f.mtg.tx_ns - f.mtg.sched_ns for f in frames]
+    hist = wire.lat_histogram(late)
+    assert hist == st.hist, "lateness histogram differs from the capture's: " \
+        + str([(b, hist[b], st.hist[b]) for b in range(abi.LAT_BUCKETS)
+               if hist[b] != st.hist[b]][:10])
+    assert max(late) == st.lateness_max_ns
+    assert sum(late) == st.lateness_sum_ns
+
+
+def first_break(seqs):
+    for i, s in enumerate(seqs):
+        if s != i:
+            return f"position {i} has seq {s}"
+    return "none"
+
+
+# --- the tests --------------------------------------------------------------
+
+def one_exact_run(link, tgs, flags=0, length=200, gap=MS):
+    run_id = new_run_id()
+    entries = [(gap, length)]
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = tai_ns() + LEAD_NS
+        started = tgs.start(link, 1, run_id, start, entries=entries,
+                            stop_ns=start + RUN_NS, flags=flags)
+        assert started.mac == link.b_mac, "dst_mac not resolved to the peer's"
+        peak_lead, deadline = 0, time.monotonic() + 120
+        while (st := tgs.stats(1)).state not in ENDED:
+            assert time.monotonic() < deadline, f"TG never finished: {st.sent}"
+            peak_lead = max(peak_lead, st.lead_ns)
+            time.sleep(0.1)
+    assert (st.state, st.error) == (abi.TG_FINISHED, abi.TG_ERR_NONE)
+    assert_witness(cap)
+    frames = wire.mtg_frames(cap.frames, run_id, 1)
+    check_frames(frames, link, started, st, entries,
+                 count=expected_count(start, start + RUN_NS, gap))
+    return st, max(peak_lead, st.lead_ns)
+
+
+def test_exact_run(link, tgs):
+    """1000 packets/s for 2 s: exactly 2000 frames, exactly on the table."""
+    st, _ = one_exact_run(link, tgs)
+    assert st.sent == 2000
+
+
+@pytest.mark.parametrize("virtio_link", [4, 6], ids=["ipv4", "ipv6"],
+                         indirect=True)
+def test_exact_run_virtio_net(virtio_link, tgs):
+    """The same over a real driver that is not lockless."""
+    st, _ = one_exact_run(virtio_link, tgs)
+    assert st.sent == 2000
+
+
+def test_precise_mode(make_link, tgs):
+    """Precise mode reports its CPU cost and keeps every rule."""
+    st, lead = one_exact_run(make_link(4), tgs, flags=abi.TG_F_PRECISE)
+    # It spun, or every wake-up came after the departure (a KASAN kernel
+    # under emulation) and the lead went up towards its 2 ms cap.
+    assert st.spin_ns > 0 or st.lead_ns > 1_000_000, \
+        "precise mode neither spun nor raised its lead"
+    assert lead > 0
+
+
+def test_hundred_tgs_at_once(make_link, tgs):
+    """100 TGs of different rates, lengths, patterns and CPUs, interleaved
+    on one interface: each one exact."""
+    link = make_link(4)
+    run_id = new_run_id()
+    cpus = sorted(os.sched_getaffinity(0))
+    plan = {}
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        t0 = tai_ns() + LEAD_NS + S  # 100 starts take a while here
+        stop = t0 + RUN_NS
+        for i in range(100):
+            tg_id = 1000 + i
+            entries = [(20 * MS + i * 211_000, MIN_LEN[4] + 5 * i)]
+            start = t0 + i * 37_000
+            started = tgs.start(link, tg_id, run_id, start, entries=entries,
+                                stop_ns=stop, dst_port=20000 + i,
+                                cpu=cpus[i % len(cpus)],
+                                patt_kind=(abi.PATT_FIXED, abi.PATT_INCR,
+                                           abi.PATT_RANDOM)[i % 3],
+                                patt_value=i, tos=i % 64 * 4)
+            plan[tg_id] = (started, entries)
+        for tg_id in plan:
+            tgs.wait(tg_id, timeout=120)
+    assert_witness(cap)
+    firsts, lasts = [], []
+    for tg_id, (started, entries) in plan.items():
+        st = tgs.stats(tg_id)
+        assert st.state == abi.TG_FINISHED
+        frames = wire.mtg_frames(cap.frames, run_id, tg_id)
+        check_frames(frames, link, started, st, entries,
+                     count=expected_count(started.start_ns, stop, entries[0][0]))
+        firsts.append(frames[0].mtg.tx_ns)
+        lasts.append(frames[-1].mtg.tx_ns)
+    assert max(firsts) < min(lasts), "the TGs did not all run at once"
+
+
+def test_stream_mode_exact(make_link, tgs):
+    """A streaming table refilled ahead of the kernel: never repeats, every
+    entry used once and in order."""
+    link = make_link(4)
+    run_id = new_run_id()
+    n = 2000
+    rng = random.Random(11)
+    entries = [(MS + (k % 7) * 10_000, rng.randrange(MIN_LEN[4], MAX_LEN + 1))
+               for k in range(n)]
+    stream = tgs.stream(1024)
+    stream.push(entries[:1024])
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = tai_ns() + LEAD_NS
+        started = tgs.start(link, 1, run_id, start, stream=stream, stop_count=n)
+        fed = 1024
+        while fed < n:
+            fed += stream.push(entries[fed:fed + min(stream.room(), n - fed)])
+            time.sleep(0.01)
+        st = tgs.wait(1)
+    assert (st.state, st.underruns) == (abi.TG_FINISHED, 0)
+    assert tgs.t.consumer(stream.ring_offset) == n
+    assert_witness(cap)
+    check_frames(wire.mtg_frames(cap.frames, run_id, 1), link, started, st,
+                 entries, count=n)
+
+
+def test_stream_underrun_is_counted_not_repeated(make_link, tgs):
+    link = make_link(4)
+    stream = tgs.stream(64)
+    stream.push([(MS, 200)] * 20)
+    tgs.start(link, 1, new_run_id(), tai_ns() + LEAD_NS, stream=stream,
+              stop_count=40)
+    deadline = time.monotonic() + 60
+    while tgs.stats(1).underruns == 0:
+        assert time.monotonic() < deadline, "no underrun counted"
+        time.sleep(0.05)
+    st = tgs.stats(1)
+    assert (st.state, st.sent) == (abi.TG_RUNNING, 20)
+    time.sleep(0.3)
+    assert tgs.stats(1).sent == 20, "sent entries it was not given"
+    stream.push([(MS, 200)] * 20)
+    st = tgs.wait(1)
+    assert (st.state, st.sent, st.next_seq) == (abi.TG_FINISHED, 40, 40)
+    assert st.underruns >= 1
+
+
+def test_suspend_resume_kill(make_link, tgs):
+    """Suspending leaves a hole in the schedule as long as the suspension,
+    the sequence goes on after it, and nothing leaves after a kill."""
+    link = make_link(4)
+    run_id, gap = new_run_id(), MS
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = tai_ns() + LEAD_NS
+        started = tgs.start(link, 1, run_id, start, entries=[(gap, 200)])
+        sleep_until(start + 600 * MS)
+        s0 = tai_ns()
+        tgs.s.tg_suspend(1)
+        s1 = tai_ns()
+        assert tgs.stats(1).state == abi.TG_SUSPENDED
+        time.sleep(0.2)
+        sent = tgs.stats(1).sent
+        time.sleep(0.8)
+        assert tgs.stats(1).sent == sent, "sent while suspended"
+        r0 = tai_ns()
+        tgs.s.tg_resume(1)
+        r1 = tai_ns()
+        time.sleep(0.6)
+        tgs.s.tg_kill(1)
+        k1 = tai_ns()
+        st = tgs.stats(1)
+        assert st.state == abi.TG_KILLED
+        time.sleep(1)  # the capture goes on: nothing more may come
+    assert tgs.stats(1).sent == st.sent
+    assert_witness(cap)
+    frames = wire.mtg_frames(cap.frames, run_id, 1)
+    check_frames(frames, link, started, st, sched_deltas=False)
+    # One hole in the schedule: the suspension (resume moves the rest of
+    # the timetable later by the time spent suspended), else the table.
+    odd = [(p.mtg.seq, f.mtg.sched_ns - p.mtg.sched_ns)
+           for p, f in zip(frames, frames[1:])
+           if f.mtg.sched_ns - p.mtg.sched_ns != gap]
+    assert len(odd) == 1, f"expected one hole in the schedule, got {odd[:10]}"
+    assert gap + (r0 - s1) <= odd[0][1] <= gap + (r1 - s0)
+    for f in frames:
+        # Scheduled after the suspension took effect: left after resume.
+        if f.mtg.sched_ns >= s1:
+            assert f.mtg.tx_ns >= r0, f"seq {f.mtg.seq} left while suspended"
+        assert f.mtg.tx_ns <= k1, f"seq {f.mtg.seq} left after the kill"
+
+
+def test_set_rate(make_link, tgs):
+    """set_rate(2, 1) halves the gaps from then on."""
+    link = make_link(4)
+    run_id, gap = new_run_id(), 2 * MS
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = tai_ns() + LEAD_NS
+        stop = start + RUN_NS
+        started = tgs.start(link, 1, run_id, start, entries=[(gap, 300)],
+                            stop_ns=stop)
+        sleep_until(start + S)
+        c0 = tai_ns()
+        tgs.s.tg_set_rate(1, 2, 1)
+        c1 = tai_ns()
+        st = tgs.wait(1)
+    assert st.state == abi.TG_FINISHED
+    assert_witness(cap)
+    frames = wire.mtg_frames(cap.frames, run_id, 1)
+    check_frames(frames, link, started, st, sched_deltas=False)
+    deltas = [f.mtg.sched_ns - p.mtg.sched_ns for p, f in zip(frames, frames[1:])]
+    assert set(deltas) == {gap, gap // 2}, set(deltas)
+    switch = deltas.index(gap // 2)
+    assert all(d == gap // 2 for d in deltas[switch:]), "rate went back"
+    for k, d in enumerate(deltas):
+        # The gap after packet k is scaled when packet k is sent.
+        if d == gap:
+            assert frames[k].mtg.sched_ns < c1
+        else:
+            assert frames[k].mtg.tx_ns > c0
+    assert frames[-1].mtg.sched_ns + gap // 2 >= stop
+
+
+def test_set_rate_arguments(make_link, tgs):
+    link = make_link(4)
+    tgs.start(link, 1, new_run_id(), tai_ns() + 3600 * S, entries=[(MS, 200)])
+    e = abi.errno_of
+    for num, den in ((0, 1), (1, 0), (65537, 1), (1, 65537)):
+        assert e(tgs.s.tg_set_rate, 1, num, den) == errno.EINVAL, (num, den)
+    assert e(tgs.s.tg_set_rate, 1, 1, 1, reserved=1) == errno.EINVAL
+    assert e(tgs.s.tg_set_rate, 2, 1, 1) == errno.ENOENT
+    tgs.s.tg_set_rate(1, 65536, 1)
+    tgs.s.tg_set_rate(1, 1, 65536)
+    for op in (tgs.s.tg_kill, tgs.s.tg_suspend, tgs.s.tg_resume, tgs.stats):
+        assert e(op, 2) == errno.ENOENT
+    tgs.s.tg_kill(1)
+
+
+def test_control_messages(make_link, tgs):
+    """Control messages leave at once, whatever the TG's state, with their
+    own sequence numbers; not after a kill."""
+    link = make_link(6)
+    run_id, gap = new_run_id(), 50 * MS
+    msgs = [b"hello", b"", bytes(range(256)) * 4, b"after the end"]
+    windows = []
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = tai_ns() + LEAD_NS
+        started = tgs.start(link, 1, run_id, start, entries=[(gap, 400)],
+                            stop_ns=start + RUN_NS)
+
+        def ctrl(data):
+            t0 = tai_ns()
+            tgs.s.tg_ctrlmsg(1, data)
+            windows.append((t0, tai_ns()))
+
+        ctrl(msgs[0])                       # before the start
+        sleep_until(start + 500 * MS)
+        tgs.s.tg_suspend(1)
+        ctrl(msgs[1])                       # suspended
+        ctrl(msgs[2])
+        tgs.s.tg_resume(1)
+        tgs.wait(1)
+        ctrl(msgs[3])                       # finished
+        e = abi.errno_of
+        assert e(tgs.s.tg_ctrlmsg, 1, bytes(abi.CTRLMSG_MAX + 1)) != 0
+        tgs.s.tg_kill(1)
+        assert e(tgs.s.tg_ctrlmsg, 1, b"killed") != 0, "sent after a kill"
+    st = tgs.stats(1)
+    assert st.ctrl_sent == len(msgs)
+    assert_witness(cap)
+    ctrls = wire.mtg_frames(cap.frames, run_id, 1, ctrl=True)
+    assert [f.mtg.seq for f in ctrls] == list(range(len(msgs)))
+    for f, data, (t0, t1) in zip(ctrls, msgs, windows):
+        h = f.mtg
+        assert f.ok and h.valid and h.ctrl and h.flags == abi.HDR_F_CTRL
+        assert h.patt_kind == abi.PATT_CTRL and f.body == data
+        assert f.orig_len == MIN_LEN[6] + len(data)
+        assert t0 <= h.sched_ns <= h.tx_ns <= t1
+        assert (f.sport, f.dport) == (started.src_port, started.dst_port)
+    # The data packets did not notice: their own sequence, no gap.
+    data_frames = wire.mtg_frames(cap.frames, run_id, 1)
+    assert [f.mtg.seq for f in data_frames] == list(range(st.sent))
+
+
+def test_qdisc_path_goes_through_netem(make_link, tgs):
+    """MTG_TG_F_QDISC frames pass the sending interface's qdisc (netem
+    delays them 50 ms); driver-path frames of the same interface do not."""
+    link = make_link(4)
+    run("tc", "qdisc", "add", "dev", link.a, "root", "netem", "delay", "50ms")
+    run_id, gap = new_run_id(), 10 * MS
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = tai_ns() + LEAD_NS
+        stop = start + RUN_NS
+        q = tgs.start(link, 1, run_id, start, entries=[(gap, 200)],
+                      stop_ns=stop, flags=abi.TG_F_QDISC)
+        d = tgs.start(link, 2, run_id, start + gap // 2, entries=[(gap, 200)],
+                      stop_ns=stop, dst_port=9001)
+        tgs.wait(1)
+        tgs.wait(2)
+        time.sleep(0.2)  # the last ones wait in netem
+    # pcap stamps are CLOCK_REALTIME, the MTG header's CLOCK_TAI.
+    tai_minus_real = min((tai_ns() - time.time_ns()) for _ in range(5))
+    assert_witness(cap)
+    delay = {}
+    for tg_id, started in ((1, q), (2, d)):
+        st = tgs.stats(tg_id)
+        frames = wire.mtg_frames(cap.frames, run_id, tg_id)
+        check_frames(frames, link, started, st, [(gap, 200)],
+                     count=expected_count(started.start_ns, stop, gap))
+        delay[tg_id] = statistics.median(
+            f.ts_ns + tai_minus_real - f.mtg.tx_ns for f in frames)
+    assert delay[1] >= 45 * MS, f"qdisc path not delayed: {delay}"
+    assert delay[1] - delay[2] >= 40 * MS, f"driver path delayed too: {delay}"
+
+
+CONTROLLER = """
+import json, sys, time
+from mtgtest import abi
+from mtgtest.system import tai_ns
+p = json.loads(sys.argv[1])
+s = abi.Session()
+s.alloc(1 << 16)
+t = s.tables()
+t.write_table(0, [(p["gap"], 200)])
+flags = abi.TG_F_IPV6 if p["family"] == 6 else 0
+st = s.tg_start(tg_id=1, run_id=p["run_id"], ifindex=p["ifindex"],
+                src_addr=p["src"], dst_addr=p["dst"], src_port=5000,
+                dst_port=9000, ttl=64, table_len=1, flags=flags,
+                start_ns=tai_ns() + p["lead"])
+print(st.start_ns, flush=True)
+time.sleep(3600)
+"""
+
+
+def test_controller_killed(make_link, mtg):
+    """SIGKILL of the controller stops its TGs at once, and the module can
+    be unloaded afterwards."""
+    link = make_link(4)
+    run_id, gap = new_run_id(), 5 * MS
+    params = dict(run_id=run_id, gap=gap, ifindex=link.a_ifindex,
+                  src=link.a_addr, dst=link.b_addr, family=link.family,
+                  lead=LEAD_NS)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        child = subprocess.Popen([sys.executable, "-c", CONTROLLER,
+                                  json.dumps(params)], env=env,
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            line = child.stdout.readline()
+            assert line.strip(), "the controller died before starting its TG"
+            sleep_until(int(line) + 500 * MS)
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=60)
+            child.stdout.close()
+        reaped = tai_ns()
+        time.sleep(2)  # the window in which nothing may come
+    assert child.returncode == -signal.SIGKILL
+    assert_witness(cap)
+    frames = wire.mtg_frames(cap.frames, run_id, 1)
+    assert frames, "the TG never sent: nothing was tested"
+    assert [f.mtg.seq for f in frames] == list(range(len(frames)))
+    late = [f.mtg.seq for f in frames if f.mtg.tx_ns > reaped]
+    assert not late, f"sent after its controller was gone: seq {late[:10]}"
+    unload_module()
+    load_module()
+
+
+def test_tables_overwritten_at_random(make_link, tgs):
+    """Userspace scribbling over timetables and rings while TGs run (loop
+    and stream) is counted, never trusted: bad entries or a failed ring."""
+    link = make_link(4)
+    run_id = new_run_id()
+    cpus = sorted(os.sched_getaffinity(0))
+    start = tai_ns() + LEAD_NS
+    loops, streams = [], []
+    for i in range(4):
+        off, n = tgs.table([(MS, 200 + i)] * 32)
+        tgs.start(link, 1 + i, run_id, start, table=(off, n),
+                  cpu=cpus[i % len(cpus)])
+        loops.append((off, n))
+    for i in range(4):
+        stream = tgs.stream(64)
+        stream.push([(MS, 300 + i)] * 64)
+        tgs.start(link, 11 + i, run_id, start, stream=stream,
+                  cpu=cpus[i % len(cpus)])
+        streams.append(stream)
+    used = tgs.free
+    rng = random.Random(20240917)
+    sleep_until(start + 300 * MS)
+
+    def plausible_entry():
+        gap = rng.choice([0, 1, 1000, MS, rng.randrange(10**4, 10**7),
+                          2**63 + rng.getrandbits(62), 2**64 - 1])
+        length = rng.choice([0, 1, MIN_LEN[4] - 1, MIN_LEN[4], 200, MAX_LEN,
+                             MAX_LEN + 1, 65535, rng.getrandbits(32)])
+        return gap, length, rng.choice([0, 0, 0, 1, rng.getrandbits(32)])
+
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:       # values near the edges
+        for off, n in loops:
+            tgs.t.write_entries(off, [plausible_entry() for _ in range(n)])
+        for stream in streams:
+            tgs.t.write_entries(stream.table_offset,
+                                [plausible_entry() for _ in range(64)])
+            cons = tgs.t.consumer(stream.ring_offset)
+            tgs.t.set_producer(stream.ring_offset, rng.choice(
+                [cons + rng.randrange(0, 70), cons - 1, rng.getrandbits(64)])
+                % 2**64)
+        time.sleep(0.01)
+    end = time.monotonic() + 0.5
+    while time.monotonic() < end:       # anything at all
+        tgs.t.write_bytes(0, rng.randbytes(used))
+        time.sleep(0.01)
+
+    ids = [1 + i for i in range(4)] + [11 + i for i in range(4)]
+    stats = {i: tgs.stats(i) for i in ids}
+    for i, st in stats.items():
+        assert st.state in (abi.TG_RUNNING, abi.TG_FINISHED, abi.TG_FAILED), i
+        if st.state == abi.TG_FAILED:
+            assert st.error in (abi.TG_ERR_RING, abi.TG_ERR_TIME), (i, st.error)
+    bad = sum(st.bad_entries for st in stats.values())
+    ring_failed = [i for i, st in stats.items()
+                   if st.state == abi.TG_FAILED and st.error == abi.TG_ERR_RING]
+    assert bad > 0 or ring_failed, "random tables went unnoticed"
+    for i in ids:
+        tgs.s.tg_kill(i)
+        assert tgs.stats(i).state in (abi.TG_KILLED, abi.TG_FAILED,
+                                      abi.TG_FINISHED)
+    t0 = time.monotonic()
+    tgs.close()
+    assert time.monotonic() - t0 < 30, "closing the session hung"
+    # The module is as good as new: a fresh session sends as it should.
+    fresh = TgSession()
+    try:
+        fresh.start(link, 1, new_run_id(), tai_ns() + LEAD_NS,
+                    entries=[(MS, 200)], stop_count=10)
+        st = fresh.wait(1)
+        assert (st.state, st.sent, st.bad_entries) == (abi.TG_FINISHED, 10, 0)
+    finally:
+        fresh.close()
+
+
+# --- descriptors that must be refused, with nothing started -----------------
+
+@pytest.fixture(scope="module")
+def static_link():
+    """One veth pair for the refusal tests, IPv4 and IPv6 addresses."""
+    from mtgtest.system import unique
+    ns = unique("mtgns")
+    a, b = unique("va"), unique("vb")
+    run("ip", "netns", "add", ns)
+    try:
+        run("ip", "link", "add", a, "type", "veth", "peer", "name", b)
+        run("ip", "link", "set", b, "netns", ns)
+        run("ip", "-n", ns, "link", "set", b, "up")
+        run("ip", "link", "set", a, "up")
+        yield {4: address_link(a, b, ns, 4), 6: address_link(a, b, ns, 6)}
+    finally:
+        run("ip", "link", "del", a, check=False, timeout=60)
+        run("ip", "netns", "del", ns, timeout=60)
+
+
+def refused(tgs, link, want, tg_id=7, entries=((MS, 200),), **kw):
+    """TG_START fails with an errno in want and leaves no TG behind."""
+    kw.setdefault("start_ns", tai_ns() + 3600 * S)
+    entries = list(entries)
+    err = abi.errno_of(tgs.start, link, tg_id, new_run_id(), entries=entries, **kw)
+    assert err in want, f"got {errno.errorcode.get(err, err)}, " \
+        f"want {[errno.errorcode[w] for w in want]}"
+    assert abi.errno_of(tgs.stats, tg_id) == errno.ENOENT, "half-started TG"
+    return err
+
+
+@pytest.mark.parametrize("family", [4, 6])
+def test_edge_lengths_accepted(static_link, tgs, family):
+    link = static_link[family]
+    for tg_id, length in ((1, MIN_LEN[family]), (2, MAX_LEN)):
+        tgs.start(link, tg_id, new_run_id(), tai_ns() + 3600 * S,
+                  entries=[(MS, length)])
+        assert tgs.stats(tg_id).state == abi.TG_RUNNING
+        tgs.s.tg_kill(tg_id)
+
+
+@pytest.mark.parametrize("family", [4, 6])
+def test_lengths_outside_the_frame_refused(static_link, tgs, family):
+    link = static_link[family]
+    # Shorter than the headers: EINVAL; longer than the MTU: EMSGSIZE.
+    for length, err in ((0, errno.EINVAL), (MIN_LEN[family] - 1, errno.EINVAL),
+                        (MAX_LEN + 1, errno.EMSGSIZE), (65535, errno.EMSGSIZE),
+                        (2**32 - 1, errno.EMSGSIZE)):
+        refused(tgs, link, {err}, entries=[(MS, length)])
+        # A bad entry anywhere in the table counts, not only the first.
+        refused(tgs, link, {err},
+                entries=[(MS, 200)] * 5 + [(MS, length)] + [(MS, 200)] * 2)
+    refused(tgs, link, {errno.EINVAL}, entries=[(MS, 200, 1)])  # reserved
+
+
+BAD_FIELDS = {
+    "unknown ifindex": ({"ifindex": 999999}, {errno.ENODEV}),
+    "tg_id 0": ({"tg_id": 0}, {errno.EINVAL}),
+    "unknown flag": ({"flags": abi.TG_F_ALL + 1}, {errno.EINVAL}),
+    "flag bit 31": ({"flags": 1 << 31}, {errno.EINVAL}),
+    "reserved0": ({"reserved0": 1}, {errno.EINVAL}),
+    "reserved[0]": ({"reserved": [1, 0, 0, 0]}, {errno.EINVAL}),
+    "reserved[3]": ({"reserved": [0, 0, 0, 1 << 63]}, {errno.EINVAL}),
+    "patt_kind CTRL": ({"patt_kind": abi.PATT_CTRL}, {errno.EINVAL}),
+    "patt_kind 200": ({"patt_kind": 200}, {errno.EINVAL}),
+    "dst_port 0": ({"dst_port": 0}, {errno.EINVAL}),
+    "ttl 0": ({"ttl": 0}, {errno.EINVAL}),
+    # The header does not name an errno for a CPU that is not online.
+    "cpu not online": ({"cpu": 4096}, {errno.ENXIO, errno.EINVAL}),
+    "cpu 2^32-1": ({"cpu": 2**32 - 1}, {errno.ENXIO, errno.EINVAL}),
+    "table_len 0": ({"table_len": 0}, {errno.EINVAL}),
+    "ring without STREAM": ({"ring_offset": 64}, {errno.EINVAL}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FIELDS))
+def test_bad_descriptor_refused(static_link, tgs, case):
+    fields, want = BAD_FIELDS[case]
+    off, n = tgs.table([(MS, 200)])
+    fields = dict(fields)
+    tg_id = fields.pop("tg_id", 7)
+    table = (off, fields.pop("table_len", n))
+    err = abi.errno_of(tgs.start, static_link[4], tg_id, new_run_id(),
+                       tai_ns() + 3600 * S, table=table, **fields)
+    assert err in want, f"{case}: got {errno.errorcode.get(err, err)}"
+    for i in {tg_id, 7}:
+        assert abi.errno_of(tgs.stats, i) in (errno.ENOENT, errno.EINVAL)
+
+
+def test_tables_outside_the_region_refused(static_link, tgs):
+    link, size = static_link[4], tgs.t.size
+    tgs.t.write_table(0, [(MS, 200)])
+    tgs.t.write_table(size - 16, [(MS, 200)])
+    ok_stream_ring = size - 128
+    cases = [
+        dict(table=(size, 1)),                 # starts at the end
+        dict(table=(size - 16, 2)),            # runs past the end
+        dict(table=(8, 1)),                    # not a multiple of 16
+        dict(table=(2**64 - 16, 1)),           # wraps around
+        dict(table=(0, 2**32 - 1)),            # far too long
+    ]
+    for kw in cases:
+        err = abi.errno_of(tgs.start, link, 7, new_run_id(),
+                           tai_ns() + 3600 * S, **kw)
+        assert err == errno.EINVAL, (kw, err)
+        assert abi.errno_of(tgs.stats, 7) == errno.ENOENT
+    for ring in (size, size - 64, 32, 2**64 - 64):  # outside, or unaligned
+        err = abi.errno_of(tgs.start, link, 7, new_run_id(),
+                           tai_ns() + 3600 * S, table=(0, 1),
+                           ring_offset=ring, flags=abi.TG_F_STREAM)
+        assert err == errno.EINVAL, (ring, err)
+        assert abi.errno_of(tgs.stats, 7) == errno.ENOENT
+    # The same ring inside the region is fine (its producer count is 0).
+    tgs.t.set_producer(ok_stream_ring, 0)
+    tgs.start(link, 7, new_run_id(), tai_ns() + 3600 * S, table=(0, 1),
+              ring_offset=ok_stream_ring, flags=abi.TG_F_STREAM)
+    tgs.s.tg_kill(7)
+
+
+def test_start_in_the_past_refused(static_link, tgs):
+    for family in (4, 6):
+        refused(tgs, static_link[family], {errno.ETIME},
+                start_ns=tai_ns() - S)
+    refused(tgs, static_link[4], {errno.ETIME}, start_ns=1)
+
+
+def test_duplicate_tg_id_refused(static_link, tgs):
+    link = static_link[4]
+    first = tgs.start(link, 5, new_run_id(), tai_ns() + 3600 * S,
+                      entries=[(MS, 200)])
+    err = abi.errno_of(tgs.start, link, 5, new_run_id(), tai_ns() + 3600 * S,
+                       entries=[(MS, 300)], dst_port=1234)
+    assert err == errno.EEXIST
+    st = tgs.stats(5)
+    assert st.state == abi.TG_RUNNING and st.tg_id == first.tg_id
+    tgs.s.tg_kill(5)
+    assert tgs.stats(5).state == abi.TG_KILLED
