@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -258,9 +259,11 @@ static int start_all(struct run *r)
 		const char *hint;
 
 		fill_start(r, t);
-		if (t->start.start_ns < r->t0 ||
+		/* The module's timers count signed nanoseconds (to 2262). */
+		if (t->start.start_ns < r->t0 || t->start.start_ns > INT64_MAX ||
+		    t->start.stop_ns > INT64_MAX ||
 		    (t->tg->duration && t->start.stop_ns < t->start.start_ns)) {
-			pr_err("TG %u (%s): its start or end is beyond 2554 (time overflows)\n",
+			pr_err("TG %u (%s): its start or end is beyond 2262 (time overflows)\n",
 			       t->tg->id, where(r, t->tg));
 			err = -EOVERFLOW;
 			goto err_kill;
