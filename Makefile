@@ -13,13 +13,13 @@ VM_KDIR = $(shell $(ROOT)/tests/vm/kdir --vm)
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
-.PHONY: all help deps module tools style check compat test test-host test-vm \
-	test-debug demo clean
+.PHONY: all help deps module tools ctl style check compat test test-host \
+	test-vm test-debug demo clean
 
 all: module tools
 
 help:
-	@echo "make              build mtg.ko (against KDIR) and the test tools"
+	@echo "make              build mtg.ko (against KDIR), mtgctl and the test tools"
 	@echo "make deps         install what the build and tests need (root)"
 	@echo "make test         every test: style, sparse, compat, host, VM"
 	@echo "make test-host    host tests only (no root, no VM)"
@@ -36,7 +36,10 @@ deps:
 module:
 	$(MAKE) -C kmod module W=1
 
-tools: tests/fuzz/mtg_fuzz
+tools: tests/fuzz/mtg_fuzz ctl
+
+ctl:
+	$(MAKE) -C ctl
 
 tests/fuzz/mtg_fuzz: tests/fuzz/mtg_fuzz.c kmod/uapi/mtg.h
 	$(CC) $(CFLAGS) $(WARN) -o $@ $<
@@ -75,11 +78,20 @@ test-debug: deps tools
 	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
 		tests/vm/run $(PYTEST) tests/vm
 
+# Directly on a host that can load modules and has its kernel's headers;
+# in the VM lane everywhere else.
 demo: deps tools
-	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
-	tests/vm/run examples/demo.sh
+	@if [ -r /proc/modules ] && [ -d /lib/modules/$$(uname -r)/build ]; then \
+		$(MAKE) -C kmod module W=1 KDIR=/lib/modules/$$(uname -r)/build && \
+		examples/demo.sh; \
+	else \
+		echo "demo: this kernel cannot load modules: running in the VM lane"; \
+		$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR) && \
+		tests/vm/run examples/demo.sh; \
+	fi
 
 clean:
 	$(MAKE) -C kmod clean KDIR=$(VM_KDIR)
+	$(MAKE) -C ctl clean
 	rm -f tests/fuzz/mtg_fuzz
 	rm -rf .vm-out
