@@ -4,8 +4,11 @@
 `mtgctl run` refusing a broken file before it touches the device, every
 example in examples/ and every IDF block of Documentation/idf.rst."""
 
+import errno
 import json
+import os
 import pathlib
+import pty
 import re
 import subprocess
 import textwrap
@@ -332,6 +335,65 @@ def test_run_without_device(mtgctl, tmp_path):
     assert r.returncode == 1
     assert r.stderr == (f"mtgctl: cannot open {device}: No such file or "
                         "directory (is mtg.ko loaded? modprobe mtg)\n")
+
+
+def test_run_wants_batch_on_a_terminal(mtgctl, tmp_path):
+    """The dashboard is to come: on a terminal, run wants --batch, and says
+    so before it reads the file or opens the device."""
+    write(tmp_path, "tgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run([mtgctl, "run", "t.idf", "--device",
+                            tmp_path / "no-such-device"], cwd=tmp_path,
+                           stdout=slave, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert r.returncode == 1
+    assert r.stderr == \
+        "mtgctl: the interactive dashboard is not available yet; use --batch\n"
+
+
+def test_run_implies_batch_off_a_terminal(mtgctl, tmp_path):
+    """Standard output a pipe: no --batch needed; it goes on to the device."""
+    write(tmp_path, "tgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run([mtgctl, "run", "t.idf", "--device", device],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"mtgctl: cannot open {device}: ")
+
+
+def test_run_on_a_device_that_is_not_mtg(mtgctl, tmp_path):
+    """/dev/null opens, but answers no MTG_IOC_VERSION."""
+    write(tmp_path, "tgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
+    r = subprocess.run([mtgctl, "run", "t.idf", "--batch", "--device",
+                        "/dev/null", "--json", "s.json"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr == ("mtgctl: /dev/null: MTG_IOC_VERSION failed: "
+                        f"{os.strerror(errno.ENOTTY)} (not an mtg device?)\n")
+    assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize("line, message", [
+    ("tgid 1 dev nosuch0 dst 127.0.0.1:9 pkts 200 thro 1M",
+     "mtgctl: TG 1: no interface 'nosuch0' in this namespace"),
+    ("tgid 1 dev lo netns mtg-no-such-ns dst 127.0.0.1:9 pkts 200 thro 1M",
+     "mtgctl: cannot open namespace /run/netns/mtg-no-such-ns: "
+     "No such file or directory (ip netns add mtg-no-such-ns?)"),
+], ids=["interface", "netns"])
+def test_run_checks_interfaces_before_the_device(mtgctl, tmp_path, line,
+                                                 message):
+    """Interfaces and namespaces are looked up before /dev/mtg is opened:
+    a missing one is named, and the device never mentioned."""
+    write(tmp_path, line + "\n")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run([mtgctl, "run", "t.idf", "--batch", "--device", device],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 1
+    assert str(device) not in r.stderr
+    assert r.stderr.splitlines()[0] == message
 
 
 @pytest.mark.parametrize("args, message", [
