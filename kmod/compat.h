@@ -7,6 +7,7 @@
 #define _MTG_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/skbuff.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 
@@ -31,6 +32,20 @@ mtg_genl_dump_attrs(struct netlink_callback *cb)
 	return genl_dumpit_info(cb)->attrs;
 #else
 	return genl_info_dump(cb)->attrs;
+#endif
+}
+
+/*
+ * Whether skb->tstamp, when set, is a CLOCK_REALTIME receive stamp (and
+ * not a delivery time on another clock): 6.11 replaced the one-bit
+ * mono_delivery_time with tstamp_type.
+ */
+static inline bool mtg_skb_tstamp_is_real(const struct sk_buff *skb)
+{
+#if KERNEL_VERSION(6, 11, 0) > LINUX_VERSION_CODE
+	return !skb->mono_delivery_time;
+#else
+	return skb->tstamp_type == SKB_CLOCK_REALTIME;
 #endif
 }
 

@@ -3,11 +3,12 @@
  * mtg.ko internals. State lives in three levels, each a struct with one job:
  * the driver (struct mtg_driver, one per module), the session (struct
  * mtg_session, one per open file of /dev/mtg) and what a session holds
- * (shared memory, interfaces, traffic generators). Traffic generators are
- * dispatched by a scheduler per CPU (struct mtg_cpu).
+ * (shared memory, interfaces, traffic generators, the receive path).
+ * Traffic generators are dispatched by a scheduler per CPU (struct mtg_cpu).
  *
  * Lock order: rtnl_lock -> mtg_driver.lock -> mtg_session.lock ->
- * mtg_cpu.lock (a spinlock taken with interrupts off).
+ * nf_hook_mutex; mtg_session.lock -> mtg_cpu.lock (a spinlock taken with
+ * interrupts off) and -> mtg_rx.lock (bottom halves off).
  */
 #ifndef _MTG_H
 #define _MTG_H
@@ -18,6 +19,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -54,11 +56,45 @@ struct mtg_shm {
 struct mtg_iface {
 	u32 id;				/* index in mtg_session.ifaces */
 	u32 state;			/* MTG_IFACE_* */
+	u32 flags;			/* MTG_IFACE_F_* */
 	int ifindex;
 	u64 netns_cookie;
 	char name[IFNAMSIZ];
 	struct net_device *dev;		/* NULL once lost */
 	netdevice_tracker dev_tracker;
+	struct mtg_session *s;
+	struct nf_hook_ops hook;	/* ingress, with MTG_IFACE_F_RX */
+	bool hooked;			/* hook registered */
+};
+
+/*
+ * A ring of the receive path in the session's shared memory. The counts
+ * the kernel relies on live here; the shared memory has copies (producer)
+ * and userspace's claims (consumer), read once and checked.
+ */
+struct mtg_ring {
+	void *records;			/* in shm */
+	u64 *producer;			/* in shm: copy of prod */
+	const u64 *consumer;		/* in shm: untrusted */
+	u64 prod;			/* records written */
+	u64 cons;			/* the last valid consumer count */
+	u32 mask;			/* records - 1 */
+	u32 size;			/* bytes per record */
+};
+
+/* The session's receive path; empty unless MTG_IOC_ALLOC asked for it. */
+struct mtg_rx {
+	spinlock_t lock;		/* protects all below; bottom halves off */
+	bool ready;			/* rings allocated */
+	struct mtg_ring data;		/* struct mtg_rx_rec */
+	struct mtg_ring ctrl;		/* struct mtg_ctrl_rec */
+	struct mtg_rx_stats st;
+	struct mtg_rx_stats *shm_st;	/* in shm: a copy of st */
+	struct mtg_rx_offsets off;	/* as published */
+	bool dropping;			/* the data ring dropped since the last
+					 * record that fit
+					 */
+	u32 run_id;			/* recorded run, 0: all; READ_ONCE */
 };
 
 struct mtg_session {
@@ -81,6 +117,7 @@ struct mtg_session {
 	struct xarray tgs;		/* struct mtg_tg by tg_id */
 	u32 nr_tgs;
 	struct delayed_work event_work;	/* sends what TGs raised */
+	struct mtg_rx rx;
 };
 
 /*
@@ -169,6 +206,7 @@ void mtg_session_changed(struct mtg_session *s);
 void mtg_session_end(struct mtg_session *s);
 
 /* mtg_shm.c */
+int mtg_shm_check(const struct mtg_alloc *req);
 int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req);
 void mtg_shm_free(struct mtg_shm *shm);
 int mtg_shm_mmap(struct mtg_session *s, struct vm_area_struct *vma);
@@ -207,6 +245,33 @@ struct mtg_cpu *mtg_cpu_get(unsigned int cpu);
 void mtg_tg_raise(struct mtg_tg *tg, enum mtg_tg_ev ev);
 int mtg_dispatch_init(void);
 void mtg_dispatch_exit(void);
+
+/* mtg_wire.c: the header's CRC and the payload patterns */
+#define MTG_PATT_CHUNK	128	/* bytes compared at a time */
+
+struct mtg_patt {
+	u8 kind;			/* MTG_PATT_FIXED, _RANDOM or _INCR */
+	u8 value;			/* FIXED: the byte; INCR: the next one */
+	u32 x;				/* RANDOM: xorshift32 state */
+};
+
+u32 mtg_hdr_crc(const struct mtg_hdr *h);
+void mtg_patt_init(struct mtg_patt *pt, u8 kind, u8 value, u32 seed);
+void mtg_patt_fill(struct mtg_patt *pt, u8 *p, u32 len);
+u32 mtg_patt_wrong_bits(struct mtg_patt *pt, const u8 *got, u32 len);
+
+/* mtg_rx.c */
+void mtg_rx_init(struct mtg_session *s);
+void mtg_rx_setup(struct mtg_session *s, void *region, u64 nr_records,
+		  void *cons_page);
+int mtg_rx_hook_add(struct mtg_session *s, struct mtg_iface *iface);
+void mtg_rx_hook_del(struct mtg_iface *iface);
+int mtg_rx_offsets(struct mtg_session *s, struct mtg_rx_offsets *off);
+int mtg_rx_stats(struct mtg_session *s, struct mtg_rx_stats *st);
+int mtg_rx_set_run(struct mtg_session *s, u32 run_id);
+void mtg_rx_tg_event(struct mtg_session *s, const struct mtg_tg *tg,
+		     u32 events);
+u64 mtg_rx_region_bytes(u64 nr_records);
 
 /* mtg_tx.c */
 struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,

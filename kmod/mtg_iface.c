@@ -5,7 +5,8 @@
  * the device is deleted and when it leaves its namespace (including when the
  * namespace itself goes away). So deleting an interface or a namespace that
  * a session uses never waits for the session; the session counts the loss
- * and tells netlink listeners.
+ * and tells netlink listeners. An interface added with MTG_IFACE_F_RX has
+ * the receive path's hook (mtg_rx.c) for as long as the device is held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +34,7 @@ static void mtg_iface_drop_dev(struct mtg_session *s, struct mtg_iface *iface)
 	lockdep_assert_held(&s->lock);
 	if (!iface->dev)
 		return;
+	mtg_rx_hook_del(iface);
 	netdev_put(iface->dev, &iface->dev_tracker);
 	iface->dev = NULL;
 	s->nr_ifaces--;
@@ -45,7 +47,9 @@ int mtg_iface_add(struct mtg_session *s, struct mtg_iface_add *req)
 	struct net *net;
 	int err;
 
-	if (req->flags || req->id || !req->ifindex || req->ifindex > INT_MAX)
+	if (req->flags & ~MTG_IFACE_F_ALL || req->id || !req->ifindex ||
+	    req->ifindex > INT_MAX ||
+	    (req->flags & MTG_IFACE_F_RX_PASS && !(req->flags & MTG_IFACE_F_RX)))
 		return -EINVAL;
 
 	net = mtg_get_net(req->netns_fd);
@@ -83,12 +87,19 @@ int mtg_iface_add(struct mtg_session *s, struct mtg_iface_add *req)
 		goto err_unlock_session;
 	}
 	iface->state = MTG_IFACE_ATTACHED;
+	iface->flags = req->flags;
 	iface->ifindex = dev->ifindex;
 	iface->netns_cookie = net->net_cookie;
+	iface->s = s;
 	strscpy(iface->name, dev->name, sizeof(iface->name));
 	netdev_hold(dev, &iface->dev_tracker, GFP_KERNEL);
 	iface->dev = dev;
 	s->nr_ifaces++;
+	if (req->flags & MTG_IFACE_F_RX) {
+		err = mtg_rx_hook_add(s, iface);
+		if (err)
+			goto err_erase;
+	}
 	req->id = iface->id;
 	mtg_session_changed(s);
 	mutex_unlock(&s->lock);
@@ -96,6 +107,9 @@ int mtg_iface_add(struct mtg_session *s, struct mtg_iface_add *req)
 	put_net(net);
 	return 0;
 
+err_erase:
+	mtg_iface_drop_dev(s, iface);
+	xa_erase(&s->ifaces, iface->id);
 err_unlock_session:
 	mutex_unlock(&s->lock);
 err_unlock_rtnl:

@@ -117,6 +117,7 @@ static int mtg_open(struct inode *inode, struct file *file)
 	xa_init_flags(&s->ifaces, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	xa_init_flags(&s->tgs, XA_FLAGS_ACCOUNT);
 	INIT_DELAYED_WORK(&s->event_work, mtg_tg_event_work);
+	mtg_rx_init(s);
 	s->pid = task_tgid_vnr(current);
 	get_task_comm(s->comm, current);
 	s->owner = current->files;
@@ -196,8 +197,9 @@ static int mtg_ioc_alloc(struct mtg_session *s, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.reserved || req.reserved2[0] || req.reserved2[1])
-		return -EINVAL;
+	err = mtg_shm_check(&req);
+	if (err)
+		return err;
 
 	mutex_lock(&s->lock);
 	if (s->ended)
@@ -327,6 +329,37 @@ out_free:
 	return err;
 }
 
+static int mtg_ioc_rx_offsets(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_rx_offsets off;
+	int err;
+
+	err = mtg_rx_offsets(s, &off);
+	if (err)
+		return err;
+	return copy_to_user(arg, &off, sizeof(off)) ? -EFAULT : 0;
+}
+
+static int mtg_ioc_rx_stats(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_rx_stats st;
+	int err;
+
+	err = mtg_rx_stats(s, &st);
+	if (err)
+		return err;
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static int mtg_ioc_rx_set_run(struct mtg_session *s, void __user *arg)
+{
+	u32 run_id;
+
+	if (get_user(run_id, (u32 __user *)arg))
+		return -EFAULT;
+	return mtg_rx_set_run(s, run_id);
+}
+
 static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct mtg_session *s = mtg_file_session(file);
@@ -361,6 +394,12 @@ static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mtg_ioc_tg_ctrlmsg(s, uarg);
 	case MTG_IOC_TG_STATS:
 		return mtg_ioc_tg_stats(s, uarg);
+	case MTG_IOC_RX_OFFSETS:
+		return mtg_ioc_rx_offsets(s, uarg);
+	case MTG_IOC_RX_STATS:
+		return mtg_ioc_rx_stats(s, uarg);
+	case MTG_IOC_RX_SET_RUN:
+		return mtg_ioc_rx_set_run(s, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -2,12 +2,15 @@
 /*
  * A session's shared memory: zeroed pages charged to the caller's memory
  * cgroup, mapped contiguously into the kernel (vmap) and region by region
- * into userspace. Layout: the status page first, then the timetable area.
- * What the kernel relies on (the layout, the indices to come) lives in
- * struct mtg_session; the status page is a copy for userspace to read.
+ * into userspace. Layout: the status page first, then the timetable area,
+ * then (when asked for) the receive rings and the page of their consumer
+ * counts. What the kernel relies on (the layout, the rings' counts) lives
+ * in struct mtg_session; the shared memory has copies for userspace to
+ * read, and the consumer counts, which the kernel checks before use.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -25,23 +28,40 @@ static void mtg_shm_set_region(struct mtg_shm *shm, unsigned int idx,
 	shm->region[idx].flags = flags;
 }
 
+/* What MTG_IOC_ALLOC asks for, before anything is allocated. */
+int mtg_shm_check(const struct mtg_alloc *req)
+{
+	if (req->flags || req->reserved || req->reserved2)
+		return -EINVAL;
+	if (!req->table_bytes && !req->rx_records)
+		return -EINVAL;
+	if (req->rx_records && (req->rx_records < MTG_RX_RECORDS_MIN ||
+				req->rx_records > MTG_RX_RECORDS_MAX ||
+				!is_power_of_2(req->rx_records)))
+		return -EINVAL;
+	return 0;
+}
+
 int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req)
 {
 	u64 max_bytes = (u64)mtg_max_session_mb << 20;
 	struct mtg_shm *shm = &s->shm;
-	unsigned long table_pages, nr, i;
+	unsigned long table_pages, rx_pages = 0, nr, i;
 	struct page **pages;
 	void *vaddr;
 	int err;
 
 	lockdep_assert_held(&s->lock);
-	if (!req->table_bytes)
-		return -EINVAL;
 	/* Checked before rounding so that the rounding cannot overflow. */
 	if (req->table_bytes > max_bytes - PAGE_SIZE)
 		return -E2BIG;
 	table_pages = DIV_ROUND_UP_ULL(req->table_bytes, PAGE_SIZE);
-	nr = 1 + table_pages;
+	/* The rings (at most MTG_RX_RECORDS_MAX records), their counts. */
+	if (req->rx_records)
+		rx_pages = (mtg_rx_region_bytes(req->rx_records) >> PAGE_SHIFT) + 1;
+	nr = 1 + table_pages + rx_pages;
+	if ((u64)nr << PAGE_SHIFT > max_bytes)
+		return -E2BIG;
 
 	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages)
@@ -74,6 +94,15 @@ int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req)
 	mtg_shm_set_region(shm, MTG_REGION_STATUS, 0, 1, 0);
 	mtg_shm_set_region(shm, MTG_REGION_TABLES, 1, table_pages,
 			   MTG_REGION_F_WRITABLE);
+	if (rx_pages) {
+		unsigned long rx = 1 + table_pages, cons = nr - 1;
+
+		mtg_shm_set_region(shm, MTG_REGION_RX, rx, rx_pages - 1, 0);
+		mtg_shm_set_region(shm, MTG_REGION_RX_CONS, cons, 1,
+				   MTG_REGION_F_WRITABLE);
+		mtg_rx_setup(s, vaddr + (rx << PAGE_SHIFT), req->rx_records,
+			     vaddr + (cons << PAGE_SHIFT));
+	}
 
 	s->status = vaddr;
 	s->status->magic = MTG_STATUS_MAGIC;

@@ -621,6 +621,7 @@ void mtg_tg_event_work(struct work_struct *work)
 			continue;
 		tg->st.events++;
 		mtg_notify_tg(s, tg, events);
+		mtg_rx_tg_event(s, tg, events);
 	}
 	mtg_session_changed(s);
 	mutex_unlock(&s->lock);

@@ -11,7 +11,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/crc32.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -35,47 +34,6 @@ u32 mtg_lat_bucket(u64 ns)
 		return MTG_LAT_BUCKETS - 1;
 	e = fls64(ns) - 1;
 	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
-}
-
-/* The RANDOM pattern: xorshift32, four bytes at a time, low byte first. */
-static void mtg_tx_fill_random(u8 *p, u32 len, u32 seed)
-{
-	u32 x = seed ? seed : 1;
-
-	while (len) {
-		u32 n = min_t(u32, len, 4);
-		__le32 word;
-
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		word = cpu_to_le32(x);
-		memcpy(p, &word, n);
-		p += n;
-		len -= n;
-	}
-}
-
-static void mtg_tx_fill(u8 *p, u32 len, u8 kind, u8 value, u32 seed,
-			const void *data)
-{
-	u32 i;
-
-	switch (kind) {
-	case MTG_PATT_FIXED:
-		memset(p, value, len);
-		break;
-	case MTG_PATT_INCR:
-		for (i = 0; i < len; i++)
-			p[i] = value + i;
-		break;
-	case MTG_PATT_RANDOM:
-		mtg_tx_fill_random(p, len, seed);
-		break;
-	case MTG_PATT_CTRL:
-		memcpy(p, data, len);
-		break;
-	}
 }
 
 /*
@@ -136,9 +94,16 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	h->patt_kind = kind;
 	h->patt_value = tg->patt_value;
 	h->patt_seed = cpu_to_be32(seed);
-	h->crc = cpu_to_be32(~__crc32c_le(~0U, (const u8 *)h, MTG_HDR_CRC_LEN));
-	mtg_tx_fill((u8 *)(h + 1), len - tg->tmpl_len - MTG_HDR_LEN, kind,
-		    tg->patt_value, seed, data);
+	h->crc = cpu_to_be32(mtg_hdr_crc(h));
+	if (ctrl) {
+		memcpy(h + 1, data, len - tg->tmpl_len - MTG_HDR_LEN);
+	} else {
+		struct mtg_patt pt;
+
+		mtg_patt_init(&pt, kind, tg->patt_value, seed);
+		mtg_patt_fill(&pt, (u8 *)(h + 1),
+			      len - tg->tmpl_len - MTG_HDR_LEN);
+	}
 
 	csum = csum_partial(uh, l4_len, 0);
 	if (tg->flags & MTG_TG_F_IPV6)

@@ -17,6 +17,8 @@
  *	// write timetables into tables, then:
  *	ioctl(fd, MTG_IOC_TG_START, &tg);		// a traffic generator
  *	ioctl(fd, MTG_IOC_TG_STATS, &tg_stats);		// counters, lateness
+ *	// receiving: alloc.rx_records, MTG_IFACE_F_RX, MTG_IOC_RX_OFFSETS,
+ *	// then poll the rings' producer counts (no system call per packet)
  *	close(fd);					// ends the session, frees it all
  *
  * Documentation/abi.rst describes every command, its errors and the rules.
@@ -35,7 +37,7 @@
 #define MTG_GENL_VERSION	1
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		1	/* new commands */
+#define MTG_ABI_MINOR		2	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -53,13 +55,18 @@ struct mtg_version {
  * MTG_IOC_ALLOC: allocate the session's shared memory, once per session
  * (EBUSY the second time). Sizes are rounded up to whole pages; the total,
  * status page included, must not exceed mtg_version.max_session_bytes
- * (E2BIG). The memory is charged to the caller's memory cgroup.
+ * (E2BIG). The memory is charged to the caller's memory cgroup. At least
+ * one of table_bytes and rx_records must be nonzero.
  */
 struct mtg_alloc {
-	__u64 table_bytes;	/* timetable area: 1 .. max_session_bytes */
+	__u64 table_bytes;	/* timetable area, bytes; 0: none */
 	__u32 flags;		/* none defined yet: must be 0 */
 	__u32 reserved;		/* must be 0 */
-	__u64 reserved2[2];	/* for the receive rings: must be 0 */
+	__u64 rx_records;	/* receive ring: records, a power of two from
+				 * MTG_RX_RECORDS_MIN to MTG_RX_RECORDS_MAX;
+				 * 0: no receive path (since ABI 1.2)
+				 */
+	__u64 reserved2;	/* must be 0 */
 };
 
 /*
@@ -71,6 +78,8 @@ struct mtg_alloc {
  */
 #define MTG_REGION_TABLES	0	/* timetables, written by userspace */
 #define MTG_REGION_STATUS	1	/* struct mtg_status, written by the kernel */
+#define MTG_REGION_RX		2	/* receive rings, written by the kernel */
+#define MTG_REGION_RX_CONS	3	/* their consumer counts, by userspace */
 #define MTG_REGION_MAX		8	/* slots in mtg_mmap_offsets */
 
 #define MTG_REGION_F_WRITABLE	(1U << 0)
@@ -127,10 +136,14 @@ struct mtg_status {
  */
 #define MTG_NETNS_CURRENT	0xffffffffU	/* the caller's namespace */
 
+#define MTG_IFACE_F_RX		(1U << 0)	/* record MTG packets it receives */
+#define MTG_IFACE_F_RX_PASS	(1U << 1)	/* with F_RX: then let them go on */
+#define MTG_IFACE_F_ALL		0x3U
+
 struct mtg_iface_add {
 	__u32 netns_fd;		/* namespace fd, or MTG_NETNS_CURRENT */
 	__u32 ifindex;		/* device index in that namespace */
-	__u32 flags;		/* none defined yet: must be 0 */
+	__u32 flags;		/* MTG_IFACE_F_* */
 	__u32 id;		/* out: the session's handle, >= 1 */
 };
 
@@ -329,6 +342,142 @@ struct mtg_tg_stats {
 #define MTG_IOC_TG_CTRLMSG	_IOW(MTG_IOC_MAGIC, 0x15, struct mtg_tg_ctrlmsg)
 #define MTG_IOC_TG_STATS	_IOWR(MTG_IOC_MAGIC, 0x16, struct mtg_tg_stats)
 /* 0x17-0x2f: reserved for more traffic generator commands. */
+
+/*
+ * The receive path (since ABI 1.2). On every interface added with
+ * MTG_IFACE_F_RX, the module takes the MTG packets it receives at the
+ * netfilter ingress hook (before IP: damaged packets still arrive; packet
+ * taps see them first), stamps them, checks the header's CRC, the IPv4
+ * header and UDP checksums (in software, whatever the driver claims) and
+ * the payload against the pattern the header describes, and appends a
+ * struct mtg_rx_rec to the data ring. Control messages and the events TGs
+ * raise go to the control queue (struct mtg_ctrl_rec). Recorded packets
+ * are consumed, unless MTG_IFACE_F_RX_PASS: nothing of them reaches a
+ * socket or provokes an ICMP error. Packets of another run (see
+ * MTG_IOC_RX_SET_RUN) are counted and passed on untouched.
+ *
+ * A ring is records in MTG_REGION_RX (read-only) with a producer count the
+ * kernel advances (in MTG_REGION_RX, release order) and a consumer count
+ * userspace advances (in MTG_REGION_RX_CONS, release order) once it has
+ * copied the records out. Both count records from 0 and never wrap; record
+ * k is at index k mod nr. The kernel writes a record only into a slot the
+ * consumer count has freed: a full ring drops and counts, it never
+ * overwrites. A consumer count that is behind the kernel's last one or
+ * ahead of the producer is ignored and counted (bad_consumer). Writers on
+ * several CPUs take one lock per session.
+ */
+#define MTG_RX_RECORDS_MIN	16
+#define MTG_RX_RECORDS_MAX	(1U << 24)
+#define MTG_CTRL_RECORDS	32	/* the control queue's records */
+
+struct mtg_ring_offsets {
+	__u64 producer;		/* __u64 producer count, in MTG_REGION_RX */
+	__u64 consumer;		/* __u64 consumer count, in MTG_REGION_RX_CONS */
+	__u64 records;		/* record 0, in MTG_REGION_RX */
+	__u32 nr;		/* records, a power of two */
+	__u32 size;		/* bytes per record */
+};
+
+/* MTG_IOC_RX_OFFSETS: where the rings are (ENODATA without rx_records). */
+struct mtg_rx_offsets {
+	struct mtg_ring_offsets data;	/* struct mtg_rx_rec */
+	struct mtg_ring_offsets ctrl;	/* struct mtg_ctrl_rec */
+	__u64 stats;		/* struct mtg_rx_stats, in MTG_REGION_RX */
+	__u64 reserved[3];	/* out: zero */
+};
+
+/*
+ * The receive path's counters. The copy in MTG_REGION_RX is rewritten as
+ * they change (each counter whole, not a snapshot of all);
+ * MTG_IOC_RX_STATS gives a consistent one. Counters never go back.
+ */
+struct mtg_rx_stats {
+	__u64 packets;		/* data records written to the ring */
+	__u64 bytes;		/* their L2 bytes without FCS */
+	__u64 ring_drops;	/* data packets lost: ring full */
+	__u64 hdr_corrupt;	/* of packets: header CRC wrong */
+	__u64 csum_bad;		/* of packets: IPv4 header or UDP checksum wrong */
+	__u64 wrong_bits;	/* of packets: payload bits not as the pattern */
+	__u64 foreign;		/* MTG packets of another run, passed on */
+	__u64 ctrl;		/* control messages queued */
+	__u64 ctrl_drops;	/* control messages and events lost: queue full */
+	__u64 bad_consumer;	/* consumer counts out of range, ignored */
+	__u64 reserved[6];	/* out: zero */
+};
+
+/* Where mtg_rx_rec.rx_ns comes from (flags & MTG_RX_F_STAMP). */
+#define MTG_RX_STAMP_HOOK	0	/* taken at the hook: no earlier stamp */
+#define MTG_RX_STAMP_SW		1	/* the kernel's, when the driver passed
+					 * the packet up (skb->tstamp)
+					 */
+#define MTG_RX_STAMP_HW		2	/* the NIC's, in the NIC's clock (a PTP
+					 * hardware clock; TAI if so disciplined)
+					 */
+
+#define MTG_RX_F_STAMP		0x3U		/* MTG_RX_STAMP_* */
+#define MTG_RX_F_IPV6		(1U << 2)
+#define MTG_RX_F_HDR_CORRUPT	(1U << 3)	/* CRC wrong: fields untrusted,
+						 * payload not compared
+						 */
+#define MTG_RX_F_CSUM_BAD	(1U << 4)	/* tx_ns, tp_ns untrusted */
+
+/*
+ * One received data packet, host byte order, 96 bytes. With
+ * MTG_RX_F_HDR_CORRUPT the header fields are as received, not to be
+ * trusted. wrong_bits counts the payload_len * 8 payload bits (after the
+ * MTG header) that differ from the pattern the header describes.
+ */
+struct mtg_rx_rec {
+	__u64 rx_ns;		/* receive stamp, CLOCK_TAI (MTG_RX_F_STAMP) */
+	__u64 seq;
+	__u64 sched_ns;
+	__u64 tx_ns;
+	__u64 tp_ns[4];
+	__u32 run_id;
+	__u32 tg_id;
+	__u32 wrong_bits;
+	__u16 len;		/* frame length at L2 without FCS */
+	__u16 iface;		/* the session's interface id */
+	__u16 flags;		/* MTG_RX_F_* */
+	__u8 nut[6];
+	__u8 ttl;		/* TTL or hop limit as received */
+	__u8 tos;		/* TOS or traffic class as received */
+	__u16 payload_len;	/* bytes after the MTG header (compared) */
+	__u32 reserved;		/* zero */
+};
+
+/* What a control-queue record carries (mtg_ctrl_rec.type). */
+#define MTG_CTRL_MSG		1	/* a control message received */
+#define MTG_CTRL_TG_EVENT	2	/* a TG of the session raised events */
+#define MTG_CTRL_RX_DROPS	3	/* the data ring began to drop */
+
+/*
+ * One control-queue record, host byte order. MSG: what the header and the
+ * payload said; TG_EVENT: the events (MTG_TG_EVENT_* of the netlink
+ * family), coalesced as for netlink, and the TG's state; RX_DROPS: the
+ * ring_drops count when the ring, having had room, dropped again.
+ */
+struct mtg_ctrl_rec {
+	__u64 time_ns;		/* receive stamp or event time, CLOCK_TAI */
+	__u32 type;		/* MTG_CTRL_* */
+	__u32 tg_id;		/* MSG, TG_EVENT */
+	__u32 run_id;		/* MSG */
+	__u32 len;		/* MSG: bytes of data */
+	__u64 seq;		/* MSG: its sequence number */
+	__u64 tx_ns;		/* MSG: its TX stamp */
+	__u32 events;		/* TG_EVENT: MTG_TG_EVENT_* */
+	__u32 state;		/* TG_EVENT: MTG_TG_* */
+	__u32 error;		/* TG_EVENT: MTG_TG_ERR_* */
+	__u16 iface;		/* MSG: the interface id */
+	__u16 flags;		/* MSG: MTG_RX_F_* */
+	__u64 count;		/* RX_DROPS: ring_drops */
+	__u8 data[MTG_CTRLMSG_MAX];	/* MSG: the payload */
+};
+
+#define MTG_IOC_RX_OFFSETS	_IOR(MTG_IOC_MAGIC, 0x30, struct mtg_rx_offsets)
+#define MTG_IOC_RX_STATS	_IOR(MTG_IOC_MAGIC, 0x31, struct mtg_rx_stats)
+/* The run id recorded; 0: every run. Others are foreign. Default 0. */
+#define MTG_IOC_RX_SET_RUN	_IOW(MTG_IOC_MAGIC, 0x32, __u32)
 
 /*
  * The MTG header: on the wire right after the UDP header, all fields in

@@ -13,13 +13,15 @@ import os
 
 DEVICE = "/dev/mtg"
 ABI_MAJOR = 1
-ABI_MINOR = 1
+ABI_MINOR = 2
 IOC_MAGIC = 0xB9
 NETNS_CURRENT = 0xFFFFFFFF
 STATUS_MAGIC = 0x4D544753
 
 REGION_TABLES = 0
 REGION_STATUS = 1
+REGION_RX = 2
+REGION_RX_CONS = 3
 REGION_MAX = 8
 REGION_F_WRITABLE = 1 << 0
 
@@ -28,6 +30,25 @@ SESSION_F_ENDED = 1 << 1
 
 IFACE_ATTACHED = 1
 IFACE_LOST = 2
+
+IFACE_F_RX = 1 << 0
+IFACE_F_RX_PASS = 1 << 1
+IFACE_F_ALL = 0x3
+
+# The receive path (MTG_RX_*, MTG_CTRL_*).
+RX_RECORDS_MIN = 16
+RX_RECORDS_MAX = 1 << 24
+CTRL_RECORDS = 32
+RX_STAMP_HOOK = 0
+RX_STAMP_SW = 1
+RX_STAMP_HW = 2
+RX_F_STAMP = 0x3
+RX_F_IPV6 = 1 << 2
+RX_F_HDR_CORRUPT = 1 << 3
+RX_F_CSUM_BAD = 1 << 4
+CTRL_MSG = 1
+CTRL_TG_EVENT = 2
+CTRL_RX_DROPS = 3
 
 # Traffic generators (MTG_TG_F_*, MTG_PATT_*, MTG_TG_* states, MTG_TG_ERR_*).
 TG_F_IPV6 = 1 << 0
@@ -75,8 +96,8 @@ class Version(ctypes.Structure):
 
 class Alloc(ctypes.Structure):
     _fields_ = [("table_bytes", ctypes.c_uint64), ("flags", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32),
-                ("reserved2", ctypes.c_uint64 * 2)]
+                ("reserved", ctypes.c_uint32), ("rx_records", ctypes.c_uint64),
+                ("reserved2", ctypes.c_uint64)]
 
 
 class Region(ctypes.Structure):
@@ -109,6 +130,51 @@ class IfaceInfo(ctypes.Structure):
     _fields_ = [("id", ctypes.c_uint32), ("state", ctypes.c_uint32),
                 ("ifindex", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
                 ("netns_cookie", ctypes.c_uint64), ("name", ctypes.c_uint8 * 16)]
+
+
+class RingOffsets(ctypes.Structure):
+    _fields_ = [("producer", ctypes.c_uint64), ("consumer", ctypes.c_uint64),
+                ("records", ctypes.c_uint64), ("nr", ctypes.c_uint32),
+                ("size", ctypes.c_uint32)]
+
+
+class RxOffsets(ctypes.Structure):
+    _fields_ = [("data", RingOffsets), ("ctrl", RingOffsets),
+                ("stats", ctypes.c_uint64), ("reserved", ctypes.c_uint64 * 3)]
+
+
+RX_COUNTERS = ("packets", "bytes", "ring_drops", "hdr_corrupt", "csum_bad",
+               "wrong_bits", "foreign", "ctrl", "ctrl_drops", "bad_consumer")
+
+
+class RxStats(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint64) for name in RX_COUNTERS] + \
+        [("reserved", ctypes.c_uint64 * 6)]
+
+    def as_dict(self):
+        return {name: getattr(self, name) for name in RX_COUNTERS}
+
+
+class RxRec(ctypes.Structure):
+    _fields_ = [("rx_ns", ctypes.c_uint64), ("seq", ctypes.c_uint64),
+                ("sched_ns", ctypes.c_uint64), ("tx_ns", ctypes.c_uint64),
+                ("tp_ns", ctypes.c_uint64 * 4), ("run_id", ctypes.c_uint32),
+                ("tg_id", ctypes.c_uint32), ("wrong_bits", ctypes.c_uint32),
+                ("len", ctypes.c_uint16), ("iface", ctypes.c_uint16),
+                ("flags", ctypes.c_uint16), ("nut", ctypes.c_uint8 * 6),
+                ("ttl", ctypes.c_uint8), ("tos", ctypes.c_uint8),
+                ("payload_len", ctypes.c_uint16), ("reserved", ctypes.c_uint32)]
+
+
+class CtrlRec(ctypes.Structure):
+    _fields_ = [("time_ns", ctypes.c_uint64), ("type", ctypes.c_uint32),
+                ("tg_id", ctypes.c_uint32), ("run_id", ctypes.c_uint32),
+                ("len", ctypes.c_uint32), ("seq", ctypes.c_uint64),
+                ("tx_ns", ctypes.c_uint64), ("events", ctypes.c_uint32),
+                ("state", ctypes.c_uint32), ("error", ctypes.c_uint32),
+                ("iface", ctypes.c_uint16), ("flags", ctypes.c_uint16),
+                ("count", ctypes.c_uint64),
+                ("data", ctypes.c_uint8 * 1024)]
 
 
 class TtEntry(ctypes.Structure):
@@ -221,6 +287,9 @@ IOC_TG_RESUME = _iow(0x13, ctypes.c_uint32)
 IOC_TG_SET_RATE = _iow(0x14, TgRate)
 IOC_TG_CTRLMSG = _iow(0x15, TgCtrlmsg)
 IOC_TG_STATS = _iowr(0x16, TgStats)
+IOC_RX_OFFSETS = _ior(0x30, RxOffsets)
+IOC_RX_STATS = _ior(0x31, RxStats)
+IOC_RX_SET_RUN = _iow(0x32, ctypes.c_uint32)
 
 COMMANDS = {
     "MTG_IOC_VERSION": IOC_VERSION, "MTG_IOC_ALLOC": IOC_ALLOC,
@@ -231,6 +300,8 @@ COMMANDS = {
     "MTG_IOC_TG_SUSPEND": IOC_TG_SUSPEND, "MTG_IOC_TG_RESUME": IOC_TG_RESUME,
     "MTG_IOC_TG_SET_RATE": IOC_TG_SET_RATE,
     "MTG_IOC_TG_CTRLMSG": IOC_TG_CTRLMSG, "MTG_IOC_TG_STATS": IOC_TG_STATS,
+    "MTG_IOC_RX_OFFSETS": IOC_RX_OFFSETS, "MTG_IOC_RX_STATS": IOC_RX_STATS,
+    "MTG_IOC_RX_SET_RUN": IOC_RX_SET_RUN,
 }
 STRUCTS = {
     "mtg_version": Version, "mtg_alloc": Alloc, "mtg_region": Region,
@@ -239,6 +310,8 @@ STRUCTS = {
     "mtg_tt_entry": TtEntry, "mtg_tt_ring": TtRing, "mtg_tg_start": TgStart,
     "mtg_tg_rate": TgRate, "mtg_tg_ctrlmsg": TgCtrlmsg,
     "mtg_tg_stats": TgStats, "mtg_hdr": MtgHdr,
+    "mtg_ring_offsets": RingOffsets, "mtg_rx_offsets": RxOffsets,
+    "mtg_rx_stats": RxStats, "mtg_rx_rec": RxRec, "mtg_ctrl_rec": CtrlRec,
 }
 
 
@@ -269,6 +342,19 @@ class Session:
 
     def alloc(self, table_bytes, **fields):
         return self.ioctl(IOC_ALLOC, Alloc(table_bytes=table_bytes, **fields))
+
+    def rx_offsets(self):
+        return self.ioctl(IOC_RX_OFFSETS, RxOffsets())
+
+    def rx_stats(self):
+        return self.ioctl(IOC_RX_STATS, RxStats())
+
+    def rx_set_run(self, run_id):
+        self.ioctl(IOC_RX_SET_RUN, ctypes.c_uint32(run_id))
+
+    def rx(self):
+        """The receive rings, mapped (see Rx)."""
+        return Rx(self)
 
     def offsets(self):
         return self.ioctl(IOC_MMAP_OFFSETS, MmapOffsets())
@@ -437,6 +523,64 @@ class Stream:
             self.produced += 1
         self.t.set_producer(self.ring_offset, self.produced)
         return len(entries)
+
+
+class Ring:
+    """One receive ring: records of type rec in the read-only RX mapping,
+    the producer count there, the consumer count in the writable one."""
+
+    def __init__(self, rx_mm, cons_mm, off, rec):
+        assert off.size == ctypes.sizeof(rec)
+        self.rx, self.cons_mm, self.off, self.rec = rx_mm, cons_mm, off, rec
+        self.consumed = self.consumer()
+
+    def producer(self):
+        return int.from_bytes(self.rx[self.off.producer:self.off.producer + 8],
+                              "little")
+
+    def consumer(self):
+        c = self.off.consumer
+        return int.from_bytes(self.cons_mm[c:c + 8], "little")
+
+    def set_consumer(self, count):
+        """Write the consumer count (one aligned 8-byte store)."""
+        c = self.off.consumer
+        memoryview(self.cons_mm).cast("Q")[c // 8] = count & (2**64 - 1)
+
+    def read(self, limit=None):
+        """Copy out what the producer count says is there (at most
+        limit), then hand the slots back."""
+        prod = self.producer()
+        if limit is not None:
+            prod = min(prod, self.consumed + limit)
+        out = []
+        for k in range(self.consumed, prod):
+            pos = self.off.records + (k % self.off.nr) * self.off.size
+            out.append(self.rec.from_buffer_copy(self.rx[pos:pos + self.off.size]))
+        self.consumed = prod
+        self.set_consumer(prod)
+        return out
+
+
+class Rx:
+    """The receive path's mappings: Rx.data and Rx.ctrl rings, the stats
+    copy in shared memory."""
+
+    def __init__(self, session):
+        self.off = session.rx_offsets()
+        self.rx_mm = session.map_region(REGION_RX)
+        self.cons_mm = session.map_region(
+            REGION_RX_CONS, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        self.data = Ring(self.rx_mm, self.cons_mm, self.off.data, RxRec)
+        self.ctrl = Ring(self.rx_mm, self.cons_mm, self.off.ctrl, CtrlRec)
+
+    def shm_stats(self):
+        s = self.off.stats
+        return RxStats.from_buffer_copy(self.rx_mm[s:s + ctypes.sizeof(RxStats)])
+
+    def close(self):
+        for mm in (self.rx_mm, self.cons_mm):
+            mm.close()
 
 
 def status_snapshot(buf):

@@ -19,7 +19,8 @@ int main(void)
 	SIZE(mtg_mmap_offsets); SIZE(mtg_stats); SIZE(mtg_status);
 	SIZE(mtg_iface_add); SIZE(mtg_iface_info);
 	OFF(mtg_version, max_session_bytes); OFF(mtg_version, max_ifaces);
-	OFF(mtg_alloc, reserved2); OFF(mtg_region, flags);
+	OFF(mtg_alloc, rx_records); OFF(mtg_alloc, reserved2);
+	OFF(mtg_region, flags);
 	OFF(mtg_stats, flags); OFF(mtg_stats, ifaces_lost); OFF(mtg_stats, events);
 	OFF(mtg_status, seq); OFF(mtg_status, stats);
 	OFF(mtg_iface_add, id); OFF(mtg_iface_info, netns_cookie);
@@ -62,6 +63,23 @@ int main(void)
 	CMD(MTG_IOC_TG_RESUME); CMD(MTG_IOC_TG_SET_RATE);
 	CMD(MTG_IOC_TG_CTRLMSG); CMD(MTG_IOC_TG_STATS);
 
+	SIZE(mtg_ring_offsets); SIZE(mtg_rx_offsets); SIZE(mtg_rx_stats);
+	SIZE(mtg_rx_rec); SIZE(mtg_ctrl_rec);
+	OFF(mtg_ring_offsets, consumer); OFF(mtg_ring_offsets, records);
+	OFF(mtg_ring_offsets, nr); OFF(mtg_ring_offsets, size);
+	OFF(mtg_rx_offsets, ctrl); OFF(mtg_rx_offsets, stats);
+	OFF(mtg_rx_stats, ring_drops); OFF(mtg_rx_stats, wrong_bits);
+	OFF(mtg_rx_stats, bad_consumer); OFF(mtg_rx_stats, reserved);
+	OFF(mtg_rx_rec, seq); OFF(mtg_rx_rec, tx_ns); OFF(mtg_rx_rec, tp_ns);
+	OFF(mtg_rx_rec, run_id); OFF(mtg_rx_rec, wrong_bits);
+	OFF(mtg_rx_rec, len); OFF(mtg_rx_rec, iface); OFF(mtg_rx_rec, flags);
+	OFF(mtg_rx_rec, nut); OFF(mtg_rx_rec, ttl); OFF(mtg_rx_rec, tos);
+	OFF(mtg_rx_rec, payload_len); OFF(mtg_rx_rec, reserved);
+	OFF(mtg_ctrl_rec, type); OFF(mtg_ctrl_rec, len); OFF(mtg_ctrl_rec, seq);
+	OFF(mtg_ctrl_rec, events); OFF(mtg_ctrl_rec, iface);
+	OFF(mtg_ctrl_rec, count); OFF(mtg_ctrl_rec, data);
+	CMD(MTG_IOC_RX_OFFSETS); CMD(MTG_IOC_RX_STATS); CMD(MTG_IOC_RX_SET_RUN);
+
 	/* Constants the Python mirror copies. */
 #define CONST(c) printf("const %s %llu\n", #c, (unsigned long long)(c))
 	CONST(MTG_ABI_MAJOR); CONST(MTG_ABI_MINOR);
@@ -78,5 +96,13 @@ int main(void)
 	CONST(MTG_LAT_BUCKETS);
 	CONST(MTG_HDR_MAGIC); CONST(MTG_HDR_VERSION); CONST(MTG_HDR_LEN);
 	CONST(MTG_HDR_CRC_LEN); CONST(MTG_HDR_F_CTRL);
+	CONST(MTG_REGION_RX); CONST(MTG_REGION_RX_CONS);
+	CONST(MTG_IFACE_F_RX); CONST(MTG_IFACE_F_RX_PASS); CONST(MTG_IFACE_F_ALL);
+	CONST(MTG_RX_RECORDS_MIN); CONST(MTG_RX_RECORDS_MAX);
+	CONST(MTG_CTRL_RECORDS);
+	CONST(MTG_RX_STAMP_HOOK); CONST(MTG_RX_STAMP_SW); CONST(MTG_RX_STAMP_HW);
+	CONST(MTG_RX_F_STAMP); CONST(MTG_RX_F_IPV6); CONST(MTG_RX_F_HDR_CORRUPT);
+	CONST(MTG_RX_F_CSUM_BAD);
+	CONST(MTG_CTRL_MSG); CONST(MTG_CTRL_TG_EVENT); CONST(MTG_CTRL_RX_DROPS);
 	return 0;
 }

@@ -454,3 +454,69 @@ def build_frame(src, dst, sport, dport, payload, src_mac="02:00:00:00:00:01",
     ip = struct.pack("!IHBB16s16s", (6 << 28) | (tos << 20), len(udp),
                      IPPROTO_UDP, ttl, src.packed, dst.packed)
     return macs + struct.pack("!H", ETH_P_IPV6) + ip + udp
+
+
+# --- what the receive path makes of a frame (kmod/mtg_rx.c) ----------------
+
+@dataclasses.dataclass
+class RxView:
+    """What mtg's receive hook records of a frame: see rx_view()."""
+    ctrl: bool              # a control message (control queue)
+    flags: int              # abi.RX_F_IPV6, RX_F_HDR_CORRUPT, RX_F_CSUM_BAD
+    wrong_bits: int         # payload bits not as the pattern (0 if corrupt)
+    hdr: MtgHeader          # as received
+    payload: bytes          # after the MTG header
+
+
+def rx_view(data):
+    """The receive path's rules (Documentation/abi.rst, "The receive
+    path"), applied to an Ethernet frame: None if the hook leaves it alone
+    (not an MTG packet, or another version's), else an RxView."""
+    if len(data) < 14:
+        return None
+    ethertype = struct.unpack_from("!H", data, 12)[0]
+    net = data[14:]
+    flags = 0
+    if ethertype == ETH_P_IP:
+        if len(net) < 20:
+            return None
+        vihl, _, tot_len, _, frag, _, proto = struct.unpack_from("!BBHHHBB", net)
+        ihl = (vihl & 15) * 4
+        if vihl >> 4 != 4 or ihl < 20 or proto != IPPROTO_UDP or \
+                frag & 0x1FFF or len(net) < ihl:
+            return None
+        if ones_complement_sum(net[:ihl]) != 0xFFFF or tot_len != len(net):
+            flags |= abi.RX_F_CSUM_BAD
+        src, dst, l4 = net[12:16], net[16:20], net[ihl:]
+    elif ethertype == ETH_P_IPV6:
+        if len(net) < 40:
+            return None
+        vtcfl, plen, nxt = struct.unpack_from("!IHB", net)
+        if vtcfl >> 28 != 6 or nxt != IPPROTO_UDP:
+            return None
+        flags |= abi.RX_F_IPV6
+        if plen + 40 != len(net):
+            flags |= abi.RX_F_CSUM_BAD
+        src, dst, l4 = net[8:24], net[24:40], net[40:]
+    else:
+        return None
+    if len(l4) < 8 + abi.HDR_LEN or \
+            struct.unpack_from("!I", l4, 8)[0] != abi.HDR_MAGIC:
+        return None
+    hdr = MtgHeader.decode(l4[8:])
+    if not hdr.crc_ok:
+        flags |= abi.RX_F_HDR_CORRUPT
+    elif hdr.version != abi.HDR_VERSION or hdr.hdr_len != abi.HDR_LEN:
+        return None
+    csum = struct.unpack_from("!H", l4, 6)[0]
+    if (csum or ethertype == ETH_P_IPV6) and \
+            ones_complement_sum(pseudo_header(src, dst, len(l4)) + l4) != 0xFFFF:
+        flags |= abi.RX_F_CSUM_BAD
+    payload = bytes(l4[8 + abi.HDR_LEN:])
+    ctrl = not flags & abi.RX_F_HDR_CORRUPT and hdr.ctrl
+    bits = 0
+    if not flags & abi.RX_F_HDR_CORRUPT and not ctrl and \
+            hdr.patt_kind <= abi.PATT_INCR:
+        bits = wrong_bits(payload, pattern_bytes(
+            hdr.patt_kind, hdr.patt_value, hdr.patt_seed, len(payload)))
+    return RxView(ctrl, flags, bits, hdr, payload)

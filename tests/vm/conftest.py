@@ -12,7 +12,8 @@ import pathlib
 import pytest
 
 from mtgtest.system import (kmsg_lines, load_module, run, unique,
-                            unload_module, KMSG_PATTERNS)
+                            unload_module, virtio_nets, KMSG_PATTERNS)
+from mtgtest.tg import address_link
 
 
 def pytest_collection_modifyitems(config, items):
@@ -92,3 +93,28 @@ def veth():
     for a in made:
         if os.path.exists(f"/sys/class/net/{a}"):
             run("ip", "link", "del", a, timeout=60)
+
+
+@pytest.fixture
+def virtio_link(request, netns):
+    """The two virtio_net devices wired back to back (MTG_VM_NETWORK=loop):
+    one moves into a namespace for the test, and everything is put back
+    afterwards so other tests find the pair as they expect."""
+    nets = virtio_nets()
+    if len(nets) != 2:
+        pytest.skip("no virtio_net pair: boot with MTG_VM_NETWORK=loop "
+                    f"(make test-vm does); found {sorted(nets) or 'none'}")
+    a, b = sorted(nets)
+    ns = netns()
+    run("ip", "link", "set", b, "netns", ns)
+    try:
+        run("ip", "-n", ns, "link", "set", b, "up")
+        run("ip", "link", "set", a, "up")
+        yield address_link(a, b, ns, request.param)
+    finally:
+        if run("ip", "-n", ns, "link", "show", b, check=False).returncode == 0:
+            run("ip", "-n", ns, "link", "set", b, "netns", "1")
+        for dev in (a, b):
+            run("ip", "addr", "flush", "dev", dev, check=False)
+            run("ip", "link", "set", dev, "down", check=False)
+        assert set(virtio_nets()) == set(nets), "virtio_net pair not restored"

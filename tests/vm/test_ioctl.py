@@ -37,13 +37,70 @@ def test_unknown_commands_are_enotty(session):
 
 
 @pytest.mark.parametrize("fields", [
-    {"flags": 1}, {"flags": 1 << 31}, {"reserved": 1},
-    {"reserved2": (ctypes.c_uint64 * 2)(0, 1)},
-    {"reserved2": (ctypes.c_uint64 * 2)(1, 0)},
+    {"flags": 1}, {"flags": 1 << 31}, {"reserved": 1}, {"reserved2": 1},
+    {"reserved2": 1 << 63},
 ])
 def test_alloc_rejects_reserved_fields(session, fields):
     assert abi.errno_of(session.alloc, PAGE, **fields) == errno.EINVAL
     assert not session.stats().flags & abi.SESSION_F_ALLOCATED
+
+
+@pytest.mark.parametrize("records", [
+    1, 8, abi.RX_RECORDS_MIN - 1, abi.RX_RECORDS_MIN + 1, 48, 1000,
+    abi.RX_RECORDS_MAX + 1, abi.RX_RECORDS_MAX * 2, 2**63, 2**64 - 1,
+])
+def test_alloc_rejects_bad_ring_sizes(session, records):
+    """rx_records: a power of two within the limits, else EINVAL."""
+    assert abi.errno_of(session.alloc, PAGE, rx_records=records) == \
+        errno.EINVAL
+    assert not session.stats().flags & abi.SESSION_F_ALLOCATED
+
+
+def test_alloc_ring_beyond_the_cap(session):
+    """The largest ring (2^24 records of 96 bytes) exceeds 256 MiB."""
+    assert abi.errno_of(session.alloc, 0, rx_records=abi.RX_RECORDS_MAX) == \
+        errno.E2BIG
+
+
+def test_alloc_rx_layout(session):
+    """A receive-only session (no tables): the rings' regions and the
+    offsets query, records on their own pages, counts on their own cache
+    lines, the consumer counts alone in the writable region."""
+    assert abi.errno_of(session.rx_offsets) == errno.ENODATA
+    session.alloc(0, rx_records=64)
+    regions = session.offsets().region
+    assert regions[abi.REGION_TABLES].size == 0
+    rx, cons = regions[abi.REGION_RX], regions[abi.REGION_RX_CONS]
+    data_bytes = -(-64 * ctypes.sizeof(abi.RxRec) // PAGE) * PAGE
+    ctrl_bytes = -(-abi.CTRL_RECORDS * ctypes.sizeof(abi.CtrlRec) // PAGE) * PAGE
+    assert rx.size == PAGE + data_bytes + ctrl_bytes and rx.flags == 0
+    assert cons.size == PAGE and cons.flags == abi.REGION_F_WRITABLE
+    assert session.stats().mem_bytes == 2 * PAGE + rx.size
+    off = session.rx_offsets()
+    assert (off.data.nr, off.data.size) == (64, ctypes.sizeof(abi.RxRec))
+    assert (off.ctrl.nr, off.ctrl.size) == \
+        (abi.CTRL_RECORDS, ctypes.sizeof(abi.CtrlRec))
+    assert off.data.records == PAGE and off.ctrl.records == PAGE + data_bytes
+    counts = [off.data.producer, off.ctrl.producer, off.stats]
+    assert len({c // 64 for c in counts}) == 3 and max(counts) < PAGE
+    assert off.data.consumer // 64 != off.ctrl.consumer // 64
+    assert max(off.data.consumer, off.ctrl.consumer) < PAGE
+    assert tuple(off.reserved) == (0, 0, 0)
+    # The rings can only be read; the consumer counts written.
+    assert abi.errno_of(session.map_region, abi.REGION_RX,
+                        prot=mmap.PROT_READ | mmap.PROT_WRITE) == errno.EPERM
+    r = session.rx()
+    assert r.data.producer() == r.ctrl.producer() == 0
+    assert bytes(r.shm_stats()) == bytes(session.rx_stats())
+    assert session.rx_stats().as_dict() == dict.fromkeys(abi.RX_COUNTERS, 0)
+    r.close()
+
+
+def test_rx_commands_need_a_ring(session):
+    session.alloc(PAGE)
+    for fn in (session.rx_offsets, session.rx_stats):
+        assert abi.errno_of(fn) == errno.ENODATA
+    assert abi.errno_of(session.rx_set_run, 7) == errno.ENODATA
 
 
 @pytest.mark.parametrize("size,err", [
@@ -74,8 +131,10 @@ def test_largest_allowed_alloc(session):
 
 
 def test_bad_pointers_are_efault(session):
+    session.alloc(PAGE, rx_records=16)
     for cmd in (abi.IOC_VERSION, abi.IOC_ALLOC, abi.IOC_STATS,
-                abi.IOC_IFACE_ADD, abi.IOC_IFACE_DEL, abi.IOC_IFACE_INFO):
+                abi.IOC_IFACE_ADD, abi.IOC_IFACE_DEL, abi.IOC_IFACE_INFO,
+                abi.IOC_RX_OFFSETS, abi.IOC_RX_STATS, abi.IOC_RX_SET_RUN):
         assert abi.errno_of(fcntl.ioctl, session.fd, cmd, 0) == errno.EFAULT
         assert abi.errno_of(fcntl.ioctl, session.fd, cmd, 8) == errno.EFAULT
 

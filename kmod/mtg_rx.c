@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RX: MTG packets received on the interfaces a session listens on go, as
+ * fixed-size records, into rings in the session's shared memory, which the
+ * controller polls without a system call per packet.
+ *
+ * The netfilter netdev ingress hook (one per interface) is the earliest
+ * point that stacks with other users of the device and can consume a
+ * packet: it runs after packet taps (a capture sees the frame first) and
+ * before IP validation, so damaged packets still arrive here. Each packet
+ * is stamped (the NIC's stamp, else the kernel's from when the driver
+ * passed it up, else now), its header CRC and its checksums are verified
+ * in software (a driver's "checksum verified" is not trusted: netem
+ * corrupts frames a veth has marked verified), its payload is compared
+ * with the pattern the header describes, and one record is written.
+ * Control messages go to the control queue with their data. Recorded
+ * packets are consumed (NF_STOLEN) unless the interface passes them on.
+ *
+ * Several CPUs may receive at once: one spinlock per session serialises
+ * the writers; the parsing and the payload comparison happen before it is
+ * taken. A full ring drops and counts; the consumer count userspace writes
+ * is read once, checked against what the kernel knows, and ignored
+ * (counted) when impossible.
+ *
+ * Layout of MTG_REGION_RX: the producer counts (data at 0, control at 64),
+ * struct mtg_rx_stats at 128, data records from the second page, control
+ * records from the next page boundary. MTG_REGION_RX_CONS: one page, the
+ * consumer counts at 0 and 64.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_netdev.h>
+#include <linux/skbuff.h>
+#include <linux/timekeeping.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+#include <net/dsfield.h>
+#include <net/ip6_checksum.h>
+
+#include "compat.h"
+#include "mtg.h"
+#include "uapi/mtg_netlink.h"
+
+#define MTG_RX_DATA_PROD	0
+#define MTG_RX_CTRL_PROD	64
+#define MTG_RX_STATS_OFF	128
+#define MTG_RX_DATA_CONS	0
+#define MTG_RX_CTRL_CONS	64
+
+/* Bytes of the data records, the control records: each on whole pages. */
+static u64 mtg_rx_data_bytes(u64 nr_records)
+{
+	return round_up(nr_records * sizeof(struct mtg_rx_rec), PAGE_SIZE);
+}
+
+static u64 mtg_rx_ctrl_bytes(void)
+{
+	return round_up(MTG_CTRL_RECORDS * sizeof(struct mtg_ctrl_rec),
+			PAGE_SIZE);
+}
+
+u64 mtg_rx_region_bytes(u64 nr_records)
+{
+	return PAGE_SIZE + mtg_rx_data_bytes(nr_records) + mtg_rx_ctrl_bytes();
+}
+
+void mtg_rx_init(struct mtg_session *s)
+{
+	spin_lock_init(&s->rx.lock);
+}
+
+static void mtg_ring_setup(struct mtg_ring *r, struct mtg_ring_offsets *off,
+			   void *region, void *cons_page, u64 prod_off,
+			   u64 cons_off, u64 records_off, u32 nr, u32 size)
+{
+	r->records = region + records_off;
+	r->producer = region + prod_off;
+	r->consumer = cons_page + cons_off;
+	r->mask = nr - 1;
+	r->size = size;
+	off->producer = prod_off;
+	off->consumer = cons_off;
+	off->records = records_off;
+	off->nr = nr;
+	off->size = size;
+}
+
+/* After MTG_IOC_ALLOC: the rings in their (zeroed) regions. */
+void mtg_rx_setup(struct mtg_session *s, void *region, u64 nr_records,
+		  void *cons_page)
+{
+	struct mtg_rx *rx = &s->rx;
+
+	lockdep_assert_held(&s->lock);
+	BUILD_BUG_ON(sizeof(struct mtg_rx_stats) > PAGE_SIZE - MTG_RX_STATS_OFF);
+	mtg_ring_setup(&rx->data, &rx->off.data, region, cons_page,
+		       MTG_RX_DATA_PROD, MTG_RX_DATA_CONS, PAGE_SIZE,
+		       nr_records, sizeof(struct mtg_rx_rec));
+	mtg_ring_setup(&rx->ctrl, &rx->off.ctrl, region, cons_page,
+		       MTG_RX_CTRL_PROD, MTG_RX_CTRL_CONS,
+		       PAGE_SIZE + mtg_rx_data_bytes(nr_records),
+		       MTG_CTRL_RECORDS, sizeof(struct mtg_ctrl_rec));
+	rx->off.stats = MTG_RX_STATS_OFF;
+	rx->shm_st = region + MTG_RX_STATS_OFF;
+	spin_lock_bh(&rx->lock);
+	rx->ready = true;
+	spin_unlock_bh(&rx->lock);
+}
+
+/* Count n more of a counter of rx->st, and publish it whole in the copy. */
+static void mtg_rx_count(struct mtg_rx *rx, u64 *counter, u64 n)
+{
+	u64 *copy = (void *)rx->shm_st + ((void *)counter - (void *)&rx->st);
+
+	*counter += n;
+	WRITE_ONCE(*copy, *counter);
+}
+
+/*
+ * The slot of the next record, or NULL when the ring is full. The consumer
+ * count is userspace's claim: taken only if it lies between the last one
+ * taken and the producer count.
+ */
+static void *mtg_ring_slot(struct mtg_rx *rx, struct mtg_ring *r)
+{
+	/* Pairs with userspace's release: it is done with those records. */
+	u64 cons = smp_load_acquire(r->consumer);
+
+	lockdep_assert_held(&rx->lock);
+	if (cons != r->cons) {
+		if (cons - r->cons <= r->prod - r->cons)
+			r->cons = cons;
+		else
+			mtg_rx_count(rx, &rx->st.bad_consumer, 1);
+	}
+	if (r->prod - r->cons > r->mask)
+		return NULL;
+	return r->records + (r->prod & r->mask) * r->size;
+}
+
+static void mtg_ring_publish(struct mtg_ring *r)
+{
+	r->prod++;
+	/* The record is complete before userspace can see it counted. */
+	smp_store_release(r->producer, r->prod);
+}
+
+/* A control-queue record, filled by fill(); false when the queue is full. */
+static struct mtg_ctrl_rec *mtg_rx_ctrl_slot(struct mtg_rx *rx, u32 type)
+{
+	struct mtg_ctrl_rec *c = mtg_ring_slot(rx, &rx->ctrl);
+
+	if (!c) {
+		mtg_rx_count(rx, &rx->st.ctrl_drops, 1);
+		return NULL;
+	}
+	memset(c, 0, offsetof(struct mtg_ctrl_rec, data));
+	c->type = type;
+	return c;
+}
+
+/* Process context: a TG raised events (after netlink heard of them). */
+void mtg_rx_tg_event(struct mtg_session *s, const struct mtg_tg *tg,
+		     u32 events)
+{
+	struct mtg_rx *rx = &s->rx;
+	struct mtg_ctrl_rec *c;
+
+	lockdep_assert_held(&s->lock);
+	spin_lock_bh(&rx->lock);
+	if (rx->ready) {
+		c = mtg_rx_ctrl_slot(rx, MTG_CTRL_TG_EVENT);
+		if (c) {
+			c->time_ns = mtg_now();
+			c->tg_id = tg->id;
+			c->events = events;
+			c->state = READ_ONCE(tg->state);
+			c->error = READ_ONCE(tg->error);
+			mtg_ring_publish(&rx->ctrl);
+		}
+	}
+	spin_unlock_bh(&rx->lock);
+}
+
+/* What the parser found in a packet. */
+struct mtg_rx_pkt {
+	struct mtg_hdr h;		/* a copy, network order */
+	u64 rx_ns;
+	u32 payload_off;		/* from skb->data */
+	u32 payload_len;
+	u16 flags;			/* MTG_RX_F_* */
+	u8 ttl;
+	u8 tos;
+};
+
+/*
+ * The receive stamp, as early as the kernel took one: the NIC's, else the
+ * one the stack took when the driver passed the packet up (CLOCK_REALTIME,
+ * moved to TAI), else now.
+ */
+static u64 mtg_rx_stamp(struct sk_buff *skb, u16 *flags)
+{
+	ktime_t hw = skb_hwtstamps(skb)->hwtstamp;
+
+	if (hw) {
+		*flags |= MTG_RX_STAMP_HW;
+		return ktime_to_ns(hw);
+	}
+	if (skb->tstamp && mtg_skb_tstamp_is_real(skb)) {
+		*flags |= MTG_RX_STAMP_SW;
+		return ktime_to_ns(skb->tstamp) +
+		       ktime_to_ns(ktime_sub(ktime_mono_to_any(0, TK_OFFS_TAI),
+					     ktime_mono_to_any(0, TK_OFFS_REAL)));
+	}
+	*flags |= MTG_RX_STAMP_HOOK;
+	return mtg_now();
+}
+
+/*
+ * Is this an MTG packet, and what does it say? Reads only (the skb may be
+ * shared with a tap). A header whose CRC is wrong is still one (the magic
+ * matched): its fields are kept as received and flagged.
+ */
+static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
+{
+	u32 ipbuf[60 / sizeof(u32)];	/* the longest IP header, aligned */
+	const struct mtg_hdr *h;
+	unsigned int l4, l4_len;
+	struct udphdr _uh;
+	const struct udphdr *uh;
+	__wsum csum;
+	bool csum_ok;
+
+	if (skb_is_gso(skb))
+		return -EPROTONOSUPPORT;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph;
+
+		iph = skb_header_pointer(skb, 0, sizeof(*iph), ipbuf);
+		if (!iph || iph->version != 4 || iph->ihl < 5 ||
+		    iph->protocol != IPPROTO_UDP ||
+		    (ntohs(iph->frag_off) & IP_OFFSET))
+			return -EPROTONOSUPPORT;
+		l4 = iph->ihl * 4;
+		iph = skb_header_pointer(skb, 0, l4, ipbuf);
+		if (!iph)
+			return -EPROTONOSUPPORT;
+		pkt->ttl = iph->ttl;
+		pkt->tos = iph->tos;
+		/* No MTG frame needs Ethernet padding: lengths must agree. */
+		if (ip_fast_csum(iph, iph->ihl) || ntohs(iph->tot_len) != skb->len)
+			pkt->flags |= MTG_RX_F_CSUM_BAD;
+		l4_len = skb->len - min(l4, skb->len);
+		if (l4_len < sizeof(*uh) + MTG_HDR_LEN)
+			return -EPROTONOSUPPORT;
+		uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
+		if (!uh)
+			return -EPROTONOSUPPORT;
+		csum = skb_checksum(skb, l4, l4_len, 0);
+		csum_ok = !uh->check ||
+			  !csum_tcpudp_magic(iph->saddr, iph->daddr, l4_len,
+					     IPPROTO_UDP, csum);
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h;
+
+		ip6h = skb_header_pointer(skb, 0, sizeof(*ip6h), ipbuf);
+		if (!ip6h || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
+			return -EPROTONOSUPPORT;
+		pkt->flags |= MTG_RX_F_IPV6;
+		pkt->ttl = ip6h->hop_limit;
+		pkt->tos = ipv6_get_dsfield(ip6h);
+		l4 = sizeof(*ip6h);
+		if (ntohs(ip6h->payload_len) + l4 != skb->len)
+			pkt->flags |= MTG_RX_F_CSUM_BAD;
+		l4_len = skb->len - min(l4, skb->len);
+		if (l4_len < sizeof(*uh) + MTG_HDR_LEN)
+			return -EPROTONOSUPPORT;
+		uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
+		if (!uh)
+			return -EPROTONOSUPPORT;
+		/* UDP over IPv6 always carries a checksum. */
+		csum = skb_checksum(skb, l4, l4_len, 0);
+		csum_ok = !csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, l4_len,
+					   IPPROTO_UDP, csum);
+	} else {
+		return -EPROTONOSUPPORT;
+	}
+
+	h = skb_header_pointer(skb, l4 + sizeof(*uh), MTG_HDR_LEN, &pkt->h);
+	if (!h || h->magic != htonl(MTG_HDR_MAGIC))
+		return -EPROTONOSUPPORT;
+	if (h != &pkt->h)
+		memcpy(&pkt->h, h, sizeof(pkt->h));
+	if (be32_to_cpu(pkt->h.crc) != mtg_hdr_crc(&pkt->h))
+		pkt->flags |= MTG_RX_F_HDR_CORRUPT;
+	else if (pkt->h.version != MTG_HDR_VERSION ||
+		 ntohs(pkt->h.hdr_len) != MTG_HDR_LEN)
+		return -EPROTONOSUPPORT;	/* another version's: not ours */
+	if (!csum_ok)
+		pkt->flags |= MTG_RX_F_CSUM_BAD;
+	pkt->payload_off = l4 + sizeof(*uh) + MTG_HDR_LEN;
+	pkt->payload_len = skb->len - pkt->payload_off;
+	return 0;
+}
+
+/* Payload bits that differ from the pattern the (sound) header describes. */
+static u32 mtg_rx_wrong_bits(const struct sk_buff *skb,
+			     const struct mtg_rx_pkt *pkt)
+{
+	u32 off = pkt->payload_off, len = pkt->payload_len, bits = 0;
+	u8 buf[MTG_PATT_CHUNK];
+	struct mtg_patt pt;
+
+	if (pkt->h.patt_kind > MTG_PATT_INCR)
+		return 0;
+	mtg_patt_init(&pt, pkt->h.patt_kind, pkt->h.patt_value,
+		      be32_to_cpu(pkt->h.patt_seed));
+	while (len) {
+		u32 n = min_t(u32, len, sizeof(buf));
+		const u8 *got = skb_header_pointer(skb, off, n, buf);
+
+		if (!got)
+			break;
+		bits += mtg_patt_wrong_bits(&pt, got, n);
+		off += n;
+		len -= n;
+	}
+	return bits;
+}
+
+static void mtg_rx_fill_rec(struct mtg_rx_rec *r, const struct mtg_rx_pkt *pkt,
+			    const struct sk_buff *skb, u16 iface)
+{
+	const struct mtg_hdr *h = &pkt->h;
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->rx_ns = pkt->rx_ns;
+	r->seq = be64_to_cpu(h->seq);
+	r->sched_ns = be64_to_cpu(h->sched_ns);
+	r->tx_ns = be64_to_cpu(h->tx_ns);
+	for (i = 0; i < ARRAY_SIZE(r->tp_ns); i++)
+		r->tp_ns[i] = be64_to_cpu(h->tp_ns[i]);
+	r->run_id = be32_to_cpu(h->run_id);
+	r->tg_id = be32_to_cpu(h->tg_id);
+	r->len = min_t(u32, skb->len + skb->mac_len, U16_MAX);
+	r->iface = iface;
+	r->flags = pkt->flags;
+	memcpy(r->nut, h->nut, sizeof(r->nut));
+	r->ttl = pkt->ttl;
+	r->tos = pkt->tos;
+	r->payload_len = min_t(u32, pkt->payload_len, U16_MAX);
+	if (!(pkt->flags & MTG_RX_F_HDR_CORRUPT))
+		r->wrong_bits = mtg_rx_wrong_bits(skb, pkt);
+}
+
+static void mtg_rx_record(struct mtg_rx *rx, const struct mtg_rx_rec *rec)
+{
+	struct mtg_ctrl_rec *c;
+	void *slot;
+
+	spin_lock(&rx->lock);
+	slot = mtg_ring_slot(rx, &rx->data);
+	if (slot) {
+		memcpy(slot, rec, sizeof(*rec));
+		mtg_ring_publish(&rx->data);
+		rx->dropping = false;
+		mtg_rx_count(rx, &rx->st.packets, 1);
+		mtg_rx_count(rx, &rx->st.bytes, rec->len);
+		if (rec->flags & MTG_RX_F_HDR_CORRUPT)
+			mtg_rx_count(rx, &rx->st.hdr_corrupt, 1);
+		if (rec->flags & MTG_RX_F_CSUM_BAD)
+			mtg_rx_count(rx, &rx->st.csum_bad, 1);
+		mtg_rx_count(rx, &rx->st.wrong_bits, rec->wrong_bits);
+	} else {
+		mtg_rx_count(rx, &rx->st.ring_drops, 1);
+		/* Coalesced: one event when a ring that had room drops. */
+		if (!rx->dropping) {
+			rx->dropping = true;
+			c = mtg_rx_ctrl_slot(rx, MTG_CTRL_RX_DROPS);
+			if (c) {
+				c->time_ns = rec->rx_ns;
+				c->count = rx->st.ring_drops;
+				mtg_ring_publish(&rx->ctrl);
+			}
+		}
+	}
+	spin_unlock(&rx->lock);
+}
+
+static void mtg_rx_ctrlmsg(struct mtg_rx *rx, const struct sk_buff *skb,
+			   const struct mtg_rx_pkt *pkt, u16 iface)
+{
+	u32 len = min_t(u32, pkt->payload_len, MTG_CTRLMSG_MAX);
+	struct mtg_ctrl_rec *c;
+
+	spin_lock(&rx->lock);
+	c = mtg_rx_ctrl_slot(rx, MTG_CTRL_MSG);
+	if (c && !skb_copy_bits(skb, pkt->payload_off, c->data, len)) {
+		c->time_ns = pkt->rx_ns;
+		c->tg_id = be32_to_cpu(pkt->h.tg_id);
+		c->run_id = be32_to_cpu(pkt->h.run_id);
+		c->len = len;
+		c->seq = be64_to_cpu(pkt->h.seq);
+		c->tx_ns = be64_to_cpu(pkt->h.tx_ns);
+		c->iface = iface;
+		c->flags = pkt->flags;
+		mtg_ring_publish(&rx->ctrl);
+		mtg_rx_count(rx, &rx->st.ctrl, 1);
+	}
+	spin_unlock(&rx->lock);
+}
+
+/* Softirq, RCU read side: the iface lives until its hook is unregistered. */
+static unsigned int mtg_rx_hook(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	struct mtg_iface *iface = priv;
+	struct mtg_rx *rx = &iface->s->rx;
+	struct mtg_rx_pkt pkt = { };
+	struct mtg_rx_rec rec;
+	u32 run;
+
+	pkt.rx_ns = mtg_rx_stamp(skb, &pkt.flags);
+	if (mtg_rx_parse(skb, &pkt))
+		return NF_ACCEPT;
+	run = READ_ONCE(rx->run_id);
+	/* A corrupt header's run id proves nothing: it is recorded. */
+	if (run && !(pkt.flags & MTG_RX_F_HDR_CORRUPT) &&
+	    be32_to_cpu(pkt.h.run_id) != run) {
+		spin_lock(&rx->lock);
+		mtg_rx_count(rx, &rx->st.foreign, 1);
+		spin_unlock(&rx->lock);
+		return NF_ACCEPT;
+	}
+	if (!(pkt.flags & MTG_RX_F_HDR_CORRUPT) &&
+	    (pkt.h.flags & MTG_HDR_F_CTRL)) {
+		mtg_rx_ctrlmsg(rx, skb, &pkt, iface->id);
+	} else {
+		mtg_rx_fill_rec(&rec, &pkt, skb, iface->id);
+		mtg_rx_record(rx, &rec);
+	}
+	if (iface->flags & MTG_IFACE_F_RX_PASS)
+		return NF_ACCEPT;
+	consume_skb(skb);
+	return NF_STOLEN;
+}
+
+/* Under RTNL and the session lock, the device held: listen on it. */
+int mtg_rx_hook_add(struct mtg_session *s, struct mtg_iface *iface)
+{
+	struct nf_hook_ops *ops = &iface->hook;
+	int err;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&s->lock);
+	if (!s->rx.ready)
+		return -ENODATA;
+	ops->hook = mtg_rx_hook;
+	ops->pf = NFPROTO_NETDEV;
+	ops->hooknum = NF_NETDEV_INGRESS;
+	ops->priority = INT_MIN;	/* before other ingress hooks */
+	ops->dev = iface->dev;
+	ops->priv = iface;
+	err = nf_register_net_hook(dev_net(iface->dev), ops);
+	if (err)
+		return err;
+	/* The stack stamps received packets from now on (a moment later). */
+	net_enable_timestamp();
+	iface->hooked = true;
+	return 0;
+}
+
+/* The device still held: stop listening; no hook runs when it returns. */
+void mtg_rx_hook_del(struct mtg_iface *iface)
+{
+	if (!iface->hooked)
+		return;
+	nf_unregister_net_hook(dev_net(iface->dev), &iface->hook);
+	net_disable_timestamp();
+	iface->hooked = false;
+}
+
+int mtg_rx_offsets(struct mtg_session *s, struct mtg_rx_offsets *off)
+{
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	if (s->rx.ready)
+		*off = s->rx.off;
+	else
+		err = -ENODATA;
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+int mtg_rx_stats(struct mtg_session *s, struct mtg_rx_stats *st)
+{
+	struct mtg_rx *rx = &s->rx;
+	int err = 0;
+
+	spin_lock_bh(&rx->lock);
+	if (rx->ready)
+		*st = rx->st;
+	else
+		err = -ENODATA;
+	spin_unlock_bh(&rx->lock);
+	return err;
+}
+
+int mtg_rx_set_run(struct mtg_session *s, u32 run_id)
+{
+	struct mtg_rx *rx = &s->rx;
+	int err = 0;
+
+	spin_lock_bh(&rx->lock);
+	if (rx->ready)
+		WRITE_ONCE(rx->run_id, run_id);
+	else
+		err = -ENODATA;
+	spin_unlock_bh(&rx->lock);
+	return err;
+}
