@@ -584,7 +584,40 @@ static int arg_name(struct parser *p, const struct tok *t, size_t max,
 	return 0;
 }
 
+const char *idf_parse_listen(const char *s, struct idf_listen *l)
+{
+	const char *at = strchr(s, '@');
+	size_t dev_len = at ? (size_t)(at - s) : strlen(s);
+
+	memset(l, 0, sizeof(*l));
+	if (!dev_len || dev_len > IDF_DEVNAME_MAX || memchr(s, '/', dev_len) ||
+	    memchr(s, ':', dev_len))
+		return "an interface name (at most 15 bytes, no '/' or ':')";
+	memcpy(l->dev, s, dev_len);
+	if (!at)
+		return NULL;
+	at++;
+	if (!*at || strlen(at) > IDF_NETNS_MAX || strpbrk(at, "/@") ||
+	    !strcmp(at, ".") || !strcmp(at, ".."))
+		return "a namespace name after '@' (a file in /run/netns)";
+	strcpy(l->netns, at);
+	return NULL;
+}
+
 /* Keywords */
+
+static struct idf_tg *current(struct parser *p);
+
+/* A setting of the whole run: refused after the first tgid. */
+static int global_only(struct parser *p)
+{
+	if (p->cur < 0)
+		return 0;
+	error_loc(p->f, &current(p)->loc[p->last_kw],
+		  "'%s' is a setting of the whole run: give it before the first 'tgid'",
+		  kw(p));
+	return -1;
+}
 
 /* tgid is handled by parse_line(); this one is never called. */
 static int parse_tgid(struct parser *p, struct idf_tg *tg)
@@ -887,6 +920,74 @@ static int parse_threshold(struct parser *p, struct idf_tg *tg)
 	return t ? arg_time(p, t, 6, WHAT_INTA, &tg->threshold) : -1;
 }
 
+static int parse_listen(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "DEV or DEV@NETNS";
+	struct idf_file *f = p->f;
+	struct idf_listen l, *n;
+	const char *why;
+	struct tok *t;
+	size_t i;
+
+	(void)tg;
+	if (global_only(p))
+		return -1;
+	t = need(p, what);
+	if (!t)
+		return -1;
+	for (; t; t = p->pos < p->ntok && !is_keyword(p->toks[p->pos].s) ?
+			&p->toks[p->pos++] : NULL) {
+		why = idf_parse_listen(t->s, &l);
+		if (why)
+			return expected(p, t, what, why);
+		l.loc.line = p->line;
+		l.loc.col = t->col;
+		for (i = 0; i < f->nlisten; i++) {
+			if (!strcmp(f->listen[i].dev, l.dev) &&
+			    !strcmp(f->listen[i].netns, l.netns)) {
+				error_at(f, p->line, t->col,
+					 "'%s' is listed twice (first at line %u)",
+					 t->s, f->listen[i].loc.line);
+				return -1;
+			}
+		}
+		n = realloc(f->listen, (f->nlisten + 1) * sizeof(*n));
+		if (!n) {
+			error_at(f, p->line, t->col, "out of memory");
+			return -1;
+		}
+		f->listen = n;
+		f->listen[f->nlisten++] = l;
+	}
+	return 0;
+}
+
+static int parse_out(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t;
+
+	(void)tg;
+	if (global_only(p))
+		return -1;
+	t = need(p, "a file name");
+	if (!t)
+		return -1;
+	free(p->f->out);
+	p->f->out = strdup(t->s);
+	return p->f->out ? 0 : -1;
+}
+
+static int parse_passthrough(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	(void)tg;
+	if (global_only(p) || parse_choice(p, "no", "yes", &v))
+		return -1;
+	p->f->passthrough = v;
+	return 0;
+}
+
 /* Lines */
 
 static struct idf_tg *current(struct parser *p)
@@ -1173,6 +1274,45 @@ int idf_validate(struct idf_file *f)
 	return f->nerrors ? -1 : 0;
 }
 
+/* The whole file, which a recording keeps as the run's description. */
+static int read_text(struct idf_file *f, const char *path)
+{
+	size_t cap = 0, n;
+	FILE *in;
+	char *t;
+	int err = 0;
+
+	in = fopen(path, "r");
+	if (!in)
+		return -errno;
+	errno = 0;
+	for (;;) {
+		if (f->text_len == cap) {
+			if (cap >= IDF_TEXT_MAX) {
+				err = -EFBIG;
+				break;
+			}
+			cap = cap ? 2 * cap : 4096;
+			t = realloc(f->text, cap + 1);
+			if (!t) {
+				err = -ENOMEM;
+				break;
+			}
+			f->text = t;
+		}
+		n = fread(f->text + f->text_len, 1, cap - f->text_len, in);
+		f->text_len += n;
+		if (!n)
+			break;
+	}
+	if (!err && ferror(in))
+		err = errno ? -errno : -EIO;
+	fclose(in);
+	if (!err)
+		f->text[f->text_len] = '\0';
+	return err;
+}
+
 int idf_load(struct idf_file *f, const char *path)
 {
 	FILE *in;
@@ -1182,13 +1322,18 @@ int idf_load(struct idf_file *f, const char *path)
 	f->name = strdup(path);
 	if (!f->name)
 		return -ENOMEM;
-	in = fopen(path, "r");
-	if (!in)
-		return -errno;
-	err = idf_parse(f, in);
-	fclose(in);
+	err = read_text(f, path);
 	if (err)
 		return err;
+	if (f->text_len) {
+		in = fmemopen(f->text, f->text_len, "r");
+		if (!in)
+			return -errno;
+		err = idf_parse(f, in);
+		fclose(in);
+		if (err)
+			return err;
+	}
 	return idf_validate(f) ? -EINVAL : 0;
 }
 
@@ -1196,5 +1341,8 @@ void idf_free(struct idf_file *f)
 {
 	free(f->tgs);
 	free(f->name);
+	free(f->text);
+	free(f->listen);
+	free(f->out);
 	memset(f, 0, sizeof(*f));
 }

@@ -4,7 +4,9 @@
  *
  * A file is a list of keyword groups (`keyword value...`), several per line
  * if wanted, `#` to the end of a line a comment. Groups before the first
- * `tgid` are the globals: defaults for every TG. Each `tgid N` starts a TG.
+ * `tgid` are the globals: defaults for every TG, and the settings of the
+ * run as a whole (`listen`, `out`, `passthrough`), which only go there.
+ * Each `tgid N` starts a TG.
  *
  * idf_parse() reads a file into struct idf_file, collecting every error it
  * finds (up to IDF_MAX_DIAGS) with file:line:column; idf_validate() checks
@@ -22,6 +24,7 @@
 #define IDF_MAX_DIAGS		20	/* errors reported before giving up */
 #define IDF_DEVNAME_MAX		15	/* IFNAMSIZ - 1 */
 #define IDF_NETNS_MAX		255	/* a file name under /run/netns */
+#define IDF_TEXT_MAX		(16 << 20)	/* bytes of an IDF file */
 
 /*
  * Frame lengths at L2 without FCS: Ethernet 14, IPv4 20 or IPv6 40, UDP 8,
@@ -59,7 +62,10 @@
 	K(mode,		"plain|precise")			\
 	K(late,		"catchup|skip")				\
 	K(mac,		"XX:XX:XX:XX:XX:XX")			\
-	K(threshold,	"DURATION")
+	K(threshold,	"DURATION")				\
+	K(listen,	"DEV[@NETNS] [DEV[@NETNS]...]")		\
+	K(out,		"FILE")					\
+	K(passthrough,	"no|yes")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -120,6 +126,13 @@ struct idf_tg {
 	uint64_t threshold;	/* nanoseconds; 0: none */
 };
 
+/* An interface the run records what it receives on (`listen`). */
+struct idf_listen {
+	char dev[IDF_DEVNAME_MAX + 1];
+	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
+	struct idf_loc loc;
+};
+
 struct idf_diag {
 	struct idf_loc loc;	/* line 0: about the whole file */
 	bool warning;
@@ -128,7 +141,13 @@ struct idf_diag {
 
 struct idf_file {
 	char *name;		/* as given on the command line */
+	char *text;		/* the whole file, as read */
+	size_t text_len;
 	struct idf_tg globals;
+	struct idf_listen *listen;	/* `listen`, in the order given */
+	size_t nlisten;
+	char *out;		/* `out`: the recording's path, or NULL */
+	bool passthrough;	/* `passthrough yes` */
 	struct idf_tg *tgs;
 	size_t ntgs;
 	size_t cap;
@@ -138,7 +157,10 @@ struct idf_file {
 	size_t nwarnings;
 };
 
-/* Parse and validate; 0 if the file holds no error, else -1 (see diags). */
+/*
+ * Read, parse and validate; 0 if the file holds no error, -EINVAL if it
+ * does (see diags), another -errno if it cannot be read.
+ */
 int idf_load(struct idf_file *f, const char *path);
 int idf_parse(struct idf_file *f, FILE *in);
 int idf_validate(struct idf_file *f);
@@ -180,5 +202,11 @@ int idf_parse_count(const char *s, uint64_t *v, const char **why);
 
 /* "1.2.3.4" or "2001:db8::1" into buf. */
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);
+
+/*
+ * DEV[@NETNS], as `listen` and `mtgctl listen` take it, into l; NULL, or
+ * what is wrong.
+ */
+const char *idf_parse_listen(const char *s, struct idf_listen *l);
 
 #endif /* MTGCTL_IDF_H */

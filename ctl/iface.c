@@ -40,6 +40,45 @@ int netns_open(const char *name)
 	return fd;
 }
 
+int netns_cache_get(struct netns_cache *c, const char *name, int *fd)
+{
+	struct netns_ref *n;
+	size_t i;
+
+	*fd = -1;
+	if (!name[0])
+		return 0;
+	for (i = 0; i < c->n; i++) {
+		if (!strcmp(c->refs[i].name, name)) {
+			*fd = c->refs[i].fd;
+			return *fd < 0 ? *fd : 0;
+		}
+	}
+	n = realloc(c->refs, (c->n + 1) * sizeof(*n));
+	if (!n) {
+		pr_err("out of memory\n");
+		return -ENOMEM;
+	}
+	c->refs = n;
+	*fd = netns_open(name);
+	c->refs[c->n].name = name;
+	c->refs[c->n].fd = *fd;
+	c->n++;
+	return *fd < 0 ? *fd : 0;
+}
+
+void netns_cache_close(struct netns_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->refs[i].fd >= 0)
+			close(c->refs[i].fd);
+	free(c->refs);
+	c->refs = NULL;
+	c->n = 0;
+}
+
 static bool ll6(const uint8_t *a)
 {
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
@@ -77,9 +116,18 @@ static int find_src(const struct idf_tg *tg, struct idf_addr *src)
 	return err;
 }
 
-static int lookup(const char *where, const struct idf_tg *tg,
-		  uint32_t *ifindex, struct idf_addr *src)
+struct tg_lookup {
+	const struct idf_tg *tg;
+	uint32_t *ifindex;
+	struct idf_addr *src;
+};
+
+static int lookup(const char *where, void *arg)
 {
+	const struct tg_lookup *l = arg;
+	const struct idf_tg *tg = l->tg;
+	uint32_t *ifindex = l->ifindex;
+	struct idf_addr *src = l->src;
 	int err;
 
 	*ifindex = if_nametoindex(tg->dev);
@@ -106,14 +154,15 @@ static int lookup(const char *where, const struct idf_tg *tg,
 	return err;
 }
 
-int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
-		  uint32_t *ifindex, struct idf_addr *src)
+/* fn(where, arg) run in namespace netns_fd (-1: ours). */
+static int in_netns(int netns_fd, const char *netns,
+		    int (*fn)(const char *where, void *arg), void *arg)
 {
 	char where[IDF_NETNS_MAX + 32];
 	int self, err;
 
 	if (netns_fd < 0)
-		return lookup("this namespace", tg, ifindex, src);
+		return fn("this namespace", arg);
 	snprintf(where, sizeof(where), "namespace %s", netns);
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0) {
@@ -123,12 +172,11 @@ int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
 	}
 	if (setns(netns_fd, CLONE_NEWNET)) {
 		err = errno;
-		pr_err("TG %u: cannot enter %s: %s\n", tg->id, where,
-		       strerror(err));
+		pr_err("cannot enter %s: %s\n", where, strerror(err));
 		close(self);
 		return -err;
 	}
-	err = lookup(where, tg, ifindex, src);
+	err = fn(where, arg);
 	if (setns(self, CLONE_NEWNET)) {
 		pr_err("cannot return to our own namespace: %s\n",
 		       strerror(errno));
@@ -136,4 +184,38 @@ int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
 	}
 	close(self);
 	return err;
+}
+
+int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
+		  uint32_t *ifindex, struct idf_addr *src)
+{
+	struct tg_lookup l = { tg, ifindex, src };
+
+	return in_netns(netns_fd, netns, lookup, &l);
+}
+
+struct dev_lookup {
+	const char *dev;
+	uint32_t *ifindex;
+};
+
+static int lookup_dev(const char *where, void *arg)
+{
+	const struct dev_lookup *l = arg;
+	int err;
+
+	*l->ifindex = if_nametoindex(l->dev);
+	if (*l->ifindex)
+		return 0;
+	err = errno;
+	pr_err("listen: no interface '%s' in %s\n", l->dev, where);
+	return -(err ? err : ENODEV);
+}
+
+int iface_index(int netns_fd, const char *netns, const char *dev,
+		uint32_t *ifindex)
+{
+	struct dev_lookup l = { dev, ifindex };
+
+	return in_netns(netns_fd, netns, lookup_dev, &l);
 }

@@ -7,6 +7,7 @@
 #ifndef MTGCTL_IFACE_H
 #define MTGCTL_IFACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "idf.h"
@@ -15,6 +16,23 @@
 
 /* An fd of /run/netns/NAME, or -errno (reported). */
 int netns_open(const char *name);
+
+/* Namespaces opened by name, each once. */
+struct netns_cache {
+	struct netns_ref {
+		const char *name;
+		int fd;			/* or -errno */
+	} *refs;
+	size_t n;
+};
+
+/* The fd of namespace name ("": ours, -1); 0 or -errno (reported once). */
+int netns_cache_get(struct netns_cache *c, const char *name, int *fd);
+void netns_cache_close(struct netns_cache *c);
+
+/* The ifindex of dev in namespace netns_fd (-1: ours); -errno reported. */
+int iface_index(int netns_fd, const char *netns, const char *dev,
+		uint32_t *ifindex);
 
 /*
  * In namespace netns_fd (-1: ours), find dev's ifindex and, when src has

@@ -68,12 +68,49 @@ void json_arr_end(struct json *j)
 	json_close(j, ']');
 }
 
+/* Bytes of the UTF-8 sequence at s (1 to 4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* No overlong forms, surrogates or code points above U+10FFFF. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
 static void json_quote(FILE *f, const char *s)
 {
+	int n;
+
 	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
+		if (c >= 0x80) {
+			n = utf8_len((const unsigned char *)s);
+			if (n)
+				fwrite(s, 1, (size_t)n, f);
+			else
+				fputs("\\ufffd", f);
+			s += n ? n - 1 : 0;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
@@ -123,6 +160,12 @@ void json_null(struct json *j)
 	fputs("null", j->f);
 }
 
+void json_double(struct json *j, double v)
+{
+	json_sep(j);
+	fprintf(j->f, "%.17g", v);
+}
+
 void json_kstr(struct json *j, const char *key, const char *s)
 {
 	json_key(j, key);
@@ -145,4 +188,10 @@ void json_knull(struct json *j, const char *key)
 {
 	json_key(j, key);
 	json_null(j);
+}
+
+void json_kdouble(struct json *j, const char *key, double v)
+{
+	json_key(j, key);
+	json_double(j, v);
 }

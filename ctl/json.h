@@ -26,11 +26,14 @@ void json_str(struct json *j, const char *s);	/* NULL writes null */
 void json_u64(struct json *j, uint64_t v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
+/* A finite double with enough digits to read back the same value. */
+void json_double(struct json *j, double v);
 
 /* key and value in one call */
 void json_kstr(struct json *j, const char *key, const char *s);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_kbool(struct json *j, const char *key, bool v);
 void json_knull(struct json *j, const char *key);
+void json_kdouble(struct json *j, const char *key, double v);
 
 #endif /* MTGCTL_JSON_H */

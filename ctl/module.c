@@ -52,7 +52,7 @@ int mtg_dev_open(struct mtg_dev *d, const char *path)
 		goto err_close;
 	}
 	if (d->ver.abi_minor < MTG_ABI_MINOR) {
-		pr_err("%s speaks ABI %u.%u, without the traffic generator commands of %u.%u: load a newer mtg.ko\n",
+		pr_err("%s speaks ABI %u.%u, without the commands of %u.%u (traffic generators, receive path): load a newer mtg.ko\n",
 		       path, d->ver.abi_major, d->ver.abi_minor,
 		       MTG_ABI_MAJOR, MTG_ABI_MINOR);
 		err = EPROTO;
@@ -86,21 +86,76 @@ static void *map_region(struct mtg_dev *d, int idx, int prot, size_t *size)
 	return p;
 }
 
-int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes)
+static void ring_setup(struct mtg_dev *d, struct mtg_ring_reader *r,
+		       const struct mtg_ring_offsets *o)
 {
-	struct mtg_alloc alloc = { .table_bytes = table_bytes };
+	r->records = (const uint8_t *)d->rx + o->records;
+	r->producer = (const uint64_t *)((const uint8_t *)d->rx + o->producer);
+	r->consumer = (uint64_t *)((uint8_t *)d->rx_cons + o->consumer);
+	r->nr = o->nr;
+	r->size = o->size;
+	r->cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
+}
+
+/* The rings as the module describes them, checked against our mappings. */
+static int rx_map(struct mtg_dev *d)
+{
+	const struct mtg_rx_offsets *o = &d->rx_off;
+	const struct mtg_ring_offsets *rings[] = { &o->data, &o->ctrl };
+	const uint32_t sizes[] = { sizeof(struct mtg_rx_rec),
+				   sizeof(struct mtg_ctrl_rec) };
+	size_t i;
+
+	if (ioctl(d->fd, MTG_IOC_RX_OFFSETS, &d->rx_off)) {
+		pr_err("%s: MTG_IOC_RX_OFFSETS failed: %s\n", d->path,
+		       strerror(errno));
+		return -errno;
+	}
+	d->rx = map_region(d, MTG_REGION_RX, PROT_READ, &d->rx_size);
+	if (!d->rx)
+		return -errno;
+	d->rx_cons = map_region(d, MTG_REGION_RX_CONS, PROT_READ | PROT_WRITE,
+				&d->rx_cons_size);
+	if (!d->rx_cons)
+		return -errno;
+	for (i = 0; i < 2; i++) {
+		const struct mtg_ring_offsets *r = rings[i];
+
+		if (r->size != sizes[i] || !r->nr || r->nr & (r->nr - 1) ||
+		    r->records + (uint64_t)r->nr * r->size > d->rx_size ||
+		    r->producer + 8 > d->rx_size ||
+		    r->consumer + 8 > d->rx_cons_size ||
+		    o->stats + sizeof(struct mtg_rx_stats) > d->rx_size) {
+			pr_err("%s: the receive rings' layout makes no sense (not the mtg.ko of this mtgctl?)\n",
+			       d->path);
+			return -EPROTO;
+		}
+	}
+	ring_setup(d, &d->data, &o->data);
+	ring_setup(d, &d->ctrl, &o->ctrl);
+	return 0;
+}
+
+int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes,
+		  uint64_t rx_records)
+{
+	struct mtg_alloc alloc = {
+		.table_bytes = table_bytes,
+		.rx_records = rx_records,
+	};
 	int err;
 
 	if (ioctl(d->fd, MTG_IOC_ALLOC, &alloc)) {
 		err = errno;
 		if (err == E2BIG)
-			pr_err("%s: %llu bytes of timetables exceed the module's cap of %llu bytes a session (max_session_bytes)\n",
+			pr_err("%s: %llu bytes of timetables and a ring of %llu records exceed the module's cap of %llu bytes a session (max_session_bytes)\n",
 			       d->path, (unsigned long long)table_bytes,
+			       (unsigned long long)rx_records,
 			       (unsigned long long)d->ver.max_session_bytes);
 		else
-			pr_err("%s: cannot allocate %llu bytes of timetables: %s\n",
+			pr_err("%s: cannot allocate %llu bytes of timetables and a ring of %llu records: %s\n",
 			       d->path, (unsigned long long)table_bytes,
-			       strerror(err));
+			       (unsigned long long)rx_records, strerror(err));
 		return -err;
 	}
 	if (ioctl(d->fd, MTG_IOC_MMAP_OFFSETS, &d->off)) {
@@ -109,21 +164,65 @@ int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes)
 		       strerror(err));
 		return -err;
 	}
-	d->tables = map_region(d, MTG_REGION_TABLES, PROT_READ | PROT_WRITE,
-			       &d->tables_size);
-	if (!d->tables)
-		return -errno;
-	if (d->tables_size < table_bytes) {
-		pr_err("%s: the tables region has %zu bytes, %llu asked\n",
-		       d->path, d->tables_size,
-		       (unsigned long long)table_bytes);
-		return -ENOSPC;
+	if (table_bytes) {
+		d->tables = map_region(d, MTG_REGION_TABLES,
+				       PROT_READ | PROT_WRITE, &d->tables_size);
+		if (!d->tables)
+			return -errno;
+		if (d->tables_size < table_bytes) {
+			pr_err("%s: the tables region has %zu bytes, %llu asked\n",
+			       d->path, d->tables_size,
+			       (unsigned long long)table_bytes);
+			return -ENOSPC;
+		}
 	}
 	d->status = map_region(d, MTG_REGION_STATUS, PROT_READ,
 			       &d->status_size);
 	if (!d->status)
 		return -errno;
+	return rx_records ? rx_map(d) : 0;
+}
+
+int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
+		   bool pass, uint32_t *id)
+{
+	struct mtg_iface_add req = {
+		.netns_fd = netns_fd < 0 ? MTG_NETNS_CURRENT : (uint32_t)netns_fd,
+		.ifindex = ifindex,
+		.flags = MTG_IFACE_F_RX | (pass ? MTG_IFACE_F_RX_PASS : 0),
+	};
+
+	if (ioctl(d->fd, MTG_IOC_IFACE_ADD, &req))
+		return -errno;
+	*id = req.id;
 	return 0;
+}
+
+int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id)
+{
+	return ioctl(d->fd, MTG_IOC_RX_SET_RUN, &run_id) ? -errno : 0;
+}
+
+int mtg_dev_rx_stats(struct mtg_dev *d, struct mtg_rx_stats *st)
+{
+	return ioctl(d->fd, MTG_IOC_RX_STATS, st) ? -errno : 0;
+}
+
+int64_t mtg_ring_ready(const struct mtg_ring_reader *r)
+{
+	/* Pairs with the kernel's release: the records are complete. */
+	uint64_t prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+
+	if (prod - r->cons > r->nr)
+		return -EPROTO;
+	return (int64_t)(prod - r->cons);
+}
+
+void mtg_ring_release(struct mtg_ring_reader *r, uint64_t n)
+{
+	r->cons += n;
+	/* We are done with the records before the kernel may reuse them. */
+	__atomic_store_n(r->consumer, r->cons, __ATOMIC_RELEASE);
 }
 
 int mtg_dev_tg_start(struct mtg_dev *d, struct mtg_tg_start *start)
@@ -170,10 +269,16 @@ void mtg_dev_close(struct mtg_dev *d)
 		munmap(d->tables, d->tables_size);
 	if (d->status)
 		munmap((void *)d->status, d->status_size);
+	if (d->rx)
+		munmap((void *)d->rx, d->rx_size);
+	if (d->rx_cons)
+		munmap(d->rx_cons, d->rx_cons_size);
 	if (d->fd >= 0)
 		close(d->fd);
 	d->tables = NULL;
 	d->status = NULL;
+	d->rx = NULL;
+	d->rx_cons = NULL;
 	d->fd = -1;
 }
 

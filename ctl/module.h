@@ -8,10 +8,25 @@
 #ifndef MTGCTL_MODULE_H
 #define MTGCTL_MODULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../kmod/uapi/mtg.h"
+
+/*
+ * A receive ring of the module, read from its shared memory: records the
+ * kernel wrote (read-only to us) up to its producer count; we hand slots
+ * back by advancing the consumer count.
+ */
+struct mtg_ring_reader {
+	const uint8_t *records;
+	const uint64_t *producer;	/* written by the kernel */
+	uint64_t *consumer;		/* written by us */
+	uint32_t nr;			/* records, a power of two */
+	uint32_t size;			/* bytes per record */
+	uint64_t cons;			/* records taken so far */
+};
 
 struct mtg_dev {
 	int fd;
@@ -22,12 +37,41 @@ struct mtg_dev {
 	size_t tables_size;
 	const void *status;		/* MTG_REGION_STATUS, read-only */
 	size_t status_size;
+	const void *rx;			/* MTG_REGION_RX, read-only */
+	size_t rx_size;
+	void *rx_cons;			/* MTG_REGION_RX_CONS, read-write */
+	size_t rx_cons_size;
+	struct mtg_rx_offsets rx_off;
+	struct mtg_ring_reader data;	/* struct mtg_rx_rec */
+	struct mtg_ring_reader ctrl;	/* struct mtg_ctrl_rec */
 };
 
 /* Open the device and check that it speaks our ABI major version. */
 int mtg_dev_open(struct mtg_dev *d, const char *path);
-/* Allocate table_bytes of timetables and map the tables and the status. */
-int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes);
+/*
+ * Allocate table_bytes of timetables and rx_records of receive ring (each
+ * may be 0, not both), and map what was allocated and the status page.
+ */
+int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes,
+		  uint64_t rx_records);
+/* Listen on an interface (MTG_IFACE_F_RX, and _RX_PASS with pass). */
+int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
+		   bool pass, uint32_t *id);
+int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id);
+int mtg_dev_rx_stats(struct mtg_dev *d, struct mtg_rx_stats *st);
+
+/*
+ * Records ready in a ring (the producer count read with acquire order);
+ * -EPROTO if the count is impossible. mtg_ring_record(r, k) is the k-th of
+ * them; mtg_ring_release() hands n back to the kernel.
+ */
+int64_t mtg_ring_ready(const struct mtg_ring_reader *r);
+static inline const void *mtg_ring_record(const struct mtg_ring_reader *r,
+					  uint64_t k)
+{
+	return r->records + ((r->cons + k) & (r->nr - 1)) * (size_t)r->size;
+}
+void mtg_ring_release(struct mtg_ring_reader *r, uint64_t n);
 int mtg_dev_tg_start(struct mtg_dev *d, struct mtg_tg_start *start);
 int mtg_dev_tg_kill(struct mtg_dev *d, uint32_t tg_id);
 int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mtgctl: the mtg controller. `mtgctl COMMAND [OPTIONS] FILE`; every
+ * mtgctl: the mtg controller. `mtgctl COMMAND [OPTIONS] ARGS...`; every
  * command's options are declared in one table (DEFINE_OPTION), from which
  * both the parser and the help are made.
  */
@@ -17,14 +17,18 @@ enum opt_type {
 	OPT_BOOL,		/* a flag */
 	OPT_STRING,		/* an argument kept as given */
 	OPT_SECONDS,		/* a time, seconds or with a unit, into ns */
+	OPT_COUNT,		/* a number, suffixes k, M, G (uint64_t) */
 };
 
 struct prog_option {
 	const char *name;
+	char short_name;	/* 0: none */
 	enum opt_type type;
 	size_t offset;		/* of the field in the command's options */
 	const char *metavar;
 	const char *help;
+	uint64_t min, max;	/* OPT_COUNT's range */
+	bool pow2;		/* OPT_COUNT: a power of two */
 };
 
 #define DEFINE_OPTION(_name, _type, _struct, _field, ...)		\
@@ -40,21 +44,79 @@ static const struct prog_option check_options[] = {
 	END_OPTIONS
 };
 
+static const struct info_opts info_defaults = { .json = false };
+
+static const struct prog_option info_options[] = {
+	DEFINE_OPTION("json", OPT_BOOL, struct info_opts, json,
+		      .help = "print it as JSON"),
+	END_OPTIONS
+};
+
+#define RING_HELP "the receive ring's records, a power of two; default 65536"
+
 static const struct run_opts run_defaults = {
 	.start_delay = 1000000000ULL,
+	.drain = 1000000000ULL,
+	.ring = RX_RING_DEFAULT,
 	.device = MTG_DEVICE_PATH,
 };
 
 static const struct prog_option run_options[] = {
 	DEFINE_OPTION("batch", OPT_BOOL, struct run_opts, batch,
 		      .help = "plain progress lines, no dashboard (implied when stdout is not a terminal)"),
+	DEFINE_OPTION("output", OPT_STRING, struct run_opts, output,
+		      .short_name = 'o', .metavar = "RECORDING",
+		      .help = "record what comes back on the IDF's 'listen' interfaces there (overrides 'out')"),
+	DEFINE_OPTION("force", OPT_BOOL, struct run_opts, force,
+		      .help = "replace an existing recording"),
 	DEFINE_OPTION("json", OPT_STRING, struct run_opts, json,
 		      .metavar = "SUMMARY.json",
 		      .help = "write the run's summary there (atomically)"),
 	DEFINE_OPTION("start-delay", OPT_SECONDS, struct run_opts, start_delay,
 		      .metavar = "TIME",
 		      .help = "T0 is now plus TIME (seconds, or ns/us/ms/s); default 1"),
+	DEFINE_OPTION("drain", OPT_SECONDS, struct run_opts, drain,
+		      .metavar = "TIME",
+		      .help = "when listening, go on receiving for TIME after the TGs end; default 1"),
+	DEFINE_OPTION("ring", OPT_COUNT, struct run_opts, ring,
+		      .metavar = "RECORDS", .help = RING_HELP,
+		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX,
+		      .pow2 = true),
 	DEFINE_OPTION("device", OPT_STRING, struct run_opts, device,
+		      .metavar = "PATH",
+		      .help = "the module's device; default " MTG_DEVICE_PATH),
+	END_OPTIONS
+};
+
+static const struct listen_opts listen_defaults = {
+	.ring = RX_RING_DEFAULT,
+	.device = MTG_DEVICE_PATH,
+};
+
+static const struct prog_option listen_options[] = {
+	DEFINE_OPTION("batch", OPT_BOOL, struct listen_opts, batch,
+		      .help = "plain progress lines (implied when stdout is not a terminal)"),
+	DEFINE_OPTION("output", OPT_STRING, struct listen_opts, output,
+		      .short_name = 'o', .metavar = "RECORDING",
+		      .help = "record what is received there"),
+	DEFINE_OPTION("force", OPT_BOOL, struct listen_opts, force,
+		      .help = "replace an existing recording"),
+	DEFINE_OPTION("json", OPT_STRING, struct listen_opts, json,
+		      .metavar = "SUMMARY.json",
+		      .help = "write a summary there (atomically)"),
+	DEFINE_OPTION("run-id", OPT_COUNT, struct listen_opts, run_id,
+		      .metavar = "N", .min = 1, .max = UINT32_MAX,
+		      .help = "record this run only (others are passed on); default: every run"),
+	DEFINE_OPTION("duration", OPT_SECONDS, struct listen_opts, duration,
+		      .metavar = "TIME",
+		      .help = "stop after TIME; default: at SIGINT or SIGTERM"),
+	DEFINE_OPTION("passthrough", OPT_BOOL, struct listen_opts, passthrough,
+		      .help = "let recorded packets go on to the stack"),
+	DEFINE_OPTION("ring", OPT_COUNT, struct listen_opts, ring,
+		      .metavar = "RECORDS", .help = RING_HELP,
+		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX,
+		      .pow2 = true),
+	DEFINE_OPTION("device", OPT_STRING, struct listen_opts, device,
 		      .metavar = "PATH",
 		      .help = "the module's device; default " MTG_DEVICE_PATH),
 	END_OPTIONS
@@ -67,28 +129,52 @@ struct command {
 	const struct prog_option *options;
 	const void *defaults;
 	size_t size;			/* of the options structure */
-	int (*run)(const char *file, const void *opts);
+	const char *arg_name;		/* of the positional arguments */
+	int min_args, max_args;		/* how many; max -1: any */
+	int (*run)(int nargs, char **args, const void *opts);
 };
 
-static int run_check(const char *file, const void *opts)
+static int run_check(int nargs, char **args, const void *opts)
 {
-	return cmd_check(file, opts);
+	(void)nargs;
+	return cmd_check(args[0], opts);
 }
 
-static int run_run(const char *file, const void *opts)
+static int run_run(int nargs, char **args, const void *opts)
 {
-	return cmd_run(file, opts);
+	(void)nargs;
+	return cmd_run(args[0], opts);
+}
+
+static int run_info(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	return cmd_info(args[0], opts);
+}
+
+static int run_listen(int nargs, char **args, const void *opts)
+{
+	return cmd_listen(nargs, args, opts);
 }
 
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
-	  check_options, &check_defaults, sizeof(struct check_opts),
-	  run_check },
-	{ "run", "FILE.idf --batch [--json SUMMARY.json] [--start-delay TIME] [--device PATH]",
-	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM.",
-	  run_options, &run_defaults, sizeof(struct run_opts), run_run },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL }
+	  check_options, &check_defaults, sizeof(struct check_opts), "FILE",
+	  1, 1, run_check },
+	{ "run", "FILE.idf --batch [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--device PATH]",
+	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM; record\n        what comes back on the interfaces FILE's 'listen' names.",
+	  run_options, &run_defaults, sizeof(struct run_opts), "FILE", 1, 1,
+	  run_run },
+	{ "listen", "DEV[@NETNS]... [-o RECORDING [--force]] [--json SUMMARY.json] [--run-id N] [--duration TIME] [--passthrough] [--ring RECORDS] [--device PATH]",
+	  "Receive only: record the MTG packets arriving on the interfaces DEV\n        (in namespace NETNS) until SIGINT/SIGTERM or --duration.",
+	  listen_options, &listen_defaults, sizeof(struct listen_opts), "DEV",
+	  1, -1, run_listen },
+	{ "info", "RECORDING [--json]",
+	  "Check a recording and show what it holds, per flow.",
+	  info_options, &info_defaults, sizeof(struct info_opts), "FILE", 1, 1,
+	  run_info },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
 static const struct command *find_command(const char *name)
@@ -110,9 +196,14 @@ static void command_help(FILE *out, const struct command *c)
 	if (c->options[0].name)
 		fprintf(out, "\nOptions:\n");
 	for (o = c->options; o->name; o++) {
-		snprintf(left, sizeof(left), "--%s%s%s", o->name,
+		char shorter[8] = "";
+
+		if (o->short_name)
+			snprintf(shorter, sizeof(shorter), "-%c, ",
+				 o->short_name);
+		snprintf(left, sizeof(left), "%s--%s%s%s", shorter, o->name,
 			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
-		fprintf(out, "  %-26s %s\n", left, o->help);
+		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
 }
 
@@ -121,10 +212,10 @@ static void usage(FILE *out)
 	const struct command *c;
 
 	fprintf(out,
-		"Usage: mtgctl COMMAND [OPTIONS] FILE.idf\n"
+		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | run }\n");
+		"COMMAND := { check | run | listen | info }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -141,17 +232,24 @@ static void usage(FILE *out)
 		"  mtgctl check examples/demo.idf\n"
 		"  mtgctl check examples/demo.idf --json | jq '.tgs[0].table.len'\n"
 		"  sudo mtgctl run examples/demo.idf --batch --json demo.json\n"
-		"  sudo mtgctl run many.idf --batch --start-delay 5\n");
+		"  sudo mtgctl run examples/loop.idf --batch -o loop.rec --json loop.json\n"
+		"  sudo mtgctl listen eth1 -o received.rec --duration 60\n"
+		"  mtgctl info loop.rec\n");
 }
 
-/* Parse argv (argv[0] is the command) into opts; the FILE into *file. */
+/*
+ * Parse argv (argv[0] is the command) into opts; the positional arguments
+ * are what is left from *first on.
+ */
 static int parse_options(const struct command *c, int argc, char **argv,
-			 void *opts, const char **file)
+			 void *opts, int *first)
 {
 	struct option longopts[16];
 	const struct prog_option *o;
+	char shorts[40] = ":h";
 	const char *why;
-	int n = 0, ch, idx;
+	int n = 0, ch, idx, nargs;
+	uint64_t v;
 
 	memcpy(opts, c->defaults, c->size);
 	for (o = c->options; o->name && n < 14; o++, n++) {
@@ -160,13 +258,20 @@ static int parse_options(const struct command *c, int argc, char **argv,
 			required_argument;
 		longopts[n].flag = NULL;
 		longopts[n].val = 256 + n;
+		if (o->short_name) {
+			size_t k = strlen(shorts);
+
+			shorts[k] = o->short_name;
+			shorts[k + 1] = o->type == OPT_BOOL ? '\0' : ':';
+			shorts[k + 2] = '\0';
+		}
 	}
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, shorts, longopts, &idx)) != -1) {
 		if (ch == 'h') {
 			command_help(stdout, c);
 			exit(EXIT_OK);
@@ -176,12 +281,17 @@ static int parse_options(const struct command *c, int argc, char **argv,
 			       c->name, argv[optind - 1], c->name);
 			return -1;
 		}
-		if (ch == '?' || ch < 256) {
+		if (ch == '?') {
 			pr_err("%s: unknown option '%s' (see 'mtgctl help %s')\n",
 			       c->name, argv[optind - 1], c->name);
 			return -1;
 		}
-		o = &c->options[ch - 256];
+		if (ch < 256) {
+			for (o = c->options; o->short_name != ch; o++)
+				;
+		} else {
+			o = &c->options[ch - 256];
+		}
 		switch (o->type) {
 		case OPT_BOOL:
 			*(bool *)((char *)opts + o->offset) = true;
@@ -198,15 +308,31 @@ static int parse_options(const struct command *c, int argc, char **argv,
 				return -1;
 			}
 			break;
+		case OPT_COUNT:
+			why = NULL;
+			if (idf_parse_count(optarg, &v, &why) || v < o->min ||
+			    v > o->max || (o->pow2 && (v & (v - 1)))) {
+				pr_err("%s: --%s expects a %s from %llu to %llu, got '%s'%s%s%s\n",
+				       c->name, o->name,
+				       o->pow2 ? "power of two" : "number",
+				       (unsigned long long)o->min,
+				       (unsigned long long)o->max, optarg,
+				       why ? " (" : "", why ? why : "",
+				       why ? ")" : "");
+				return -1;
+			}
+			*(uint64_t *)((char *)opts + o->offset) = v;
+			break;
 		}
 	}
-	if (optind != argc - 1) {
-		pr_err("%s: %s (usage: mtgctl %s %s)\n", c->name,
-		       optind >= argc ? "no FILE given" : "more than one FILE given",
-		       c->name, c->args);
+	nargs = argc - optind;
+	if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
+		pr_err("%s: %s %s given (usage: mtgctl %s %s)\n", c->name,
+		       nargs < c->min_args ? "no" : "more than one",
+		       c->arg_name, c->name, c->args);
 		return -1;
 	}
-	*file = argv[optind];
+	*first = optind;
 	return 0;
 }
 
@@ -216,8 +342,10 @@ int main(int argc, char **argv)
 	union {
 		struct check_opts check;
 		struct run_opts run;
+		struct listen_opts listen;
+		struct info_opts info;
 	} opts;
-	const char *file;
+	int first;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -233,7 +361,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, run)\n",
+				pr_err("no command '%s' (commands: check, run, listen, info)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}
@@ -248,7 +376,7 @@ int main(int argc, char **argv)
 		pr_err("unknown command '%s' (see 'mtgctl help')\n", argv[1]);
 		return EXIT_ERROR;
 	}
-	if (parse_options(c, argc - 1, argv + 1, &opts, &file))
+	if (parse_options(c, argc - 1, argv + 1, &opts, &first))
 		return EXIT_ERROR;
-	return c->run(file, &opts);
+	return c->run(argc - 1 - first, argv + 1 + first, &opts);
 }

@@ -22,14 +22,38 @@ struct check_opts {
 	bool json;		/* JSON on stdout */
 };
 
+#define RX_RING_DEFAULT	65536	/* receive ring records */
+
 struct run_opts {
 	bool batch;		/* plain progress lines, no dashboard */
+	const char *output;	/* recording file, or NULL (the IDF's `out`) */
+	bool force;		/* replace an existing recording */
 	const char *json;	/* summary file, or NULL */
 	uint64_t start_delay;	/* ns from now to the run's T0 */
+	uint64_t drain;		/* ns of receiving after the TGs ended */
+	uint64_t ring;		/* receive ring records */
 	const char *device;	/* the module's device file */
 };
 
+struct listen_opts {
+	bool batch;
+	const char *output;
+	bool force;
+	const char *json;
+	uint64_t run_id;	/* 0: every run */
+	uint64_t duration;	/* ns; 0: until a signal */
+	bool passthrough;
+	uint64_t ring;
+	const char *device;
+};
+
+struct info_opts {
+	bool json;
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
+int cmd_info(const char *file, const struct info_opts *o);
 int cmd_run(const char *file, const struct run_opts *o);
+int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 
 #endif /* MTGCTL_H */

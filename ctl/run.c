@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * mtgctl run: parse (nothing starts if the IDF has an error), build the
- * timetables, find the interfaces, open a session on /dev/mtg, write the
- * tables into its shared memory, start every TG at T0 plus its relative
- * start, poll their counters until all have ended (or a signal came), and
- * report: progress lines, a final table, the JSON summary.
+ * timetables, find the interfaces, create the recording, open a session
+ * on /dev/mtg, write the tables into its shared memory, listen on the
+ * IDF's `listen` interfaces, start every TG at T0 plus its relative start,
+ * poll the receive rings and the TGs' counters until all have ended and
+ * the drain time has passed (or a signal came), and report: progress
+ * lines, a final table, the recording, the JSON summary.
  */
 #include <errno.h>
 #include <sched.h>
@@ -21,6 +23,7 @@
 #include "iface.h"
 #include "module.h"
 #include "mtgctl.h"
+#include "receive.h"
 #include "summary.h"
 #include "tables.h"
 
@@ -39,12 +42,8 @@ struct run_tg {
 	struct idf_addr src;		/* resolved */
 	struct mtg_tg_start start;	/* as sent; dst_mac as the module used */
 	struct mtg_tg_stats st;		/* the last counters read */
+	struct meter *m;		/* what came back; NULL: not listening */
 	bool started;
-};
-
-struct netns_ref {
-	const char *name;
-	int fd;
 };
 
 struct run {
@@ -53,20 +52,22 @@ struct run {
 	struct idf_file f;
 	struct run_tg *tgs;
 	size_t ntgs;
-	struct netns_ref *ns;
-	size_t nns;
+	struct netns_cache ns;
 	struct mtg_dev dev;
+	struct listening ls;
+	bool listening;			/* the IDF names interfaces */
 	uint32_t run_id;
 	uint64_t t0;			/* CLOCK_TAI ns */
 	uint64_t end;
 	uint64_t table_bytes;
 };
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, signals;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	signals++;
 }
 
 static uint64_t now_tai(void)
@@ -84,32 +85,6 @@ static const char *where(const struct run *r, const struct idf_tg *tg)
 	snprintf(buf, sizeof(buf), "%s:%u", r->file,
 		 tg->loc[IDF_KW_tgid].line);
 	return buf;
-}
-
-/* The namespace's fd, opened once per name (-1 for ours); 0 or -errno. */
-static int netns_get(struct run *r, const char *name, int *fd)
-{
-	struct netns_ref *n;
-	size_t i;
-
-	*fd = -1;
-	if (!name[0])
-		return 0;
-	for (i = 0; i < r->nns; i++) {
-		if (!strcmp(r->ns[i].name, name)) {
-			*fd = r->ns[i].fd;
-			return *fd < 0 ? *fd : 0;
-		}
-	}
-	n = realloc(r->ns, (r->nns + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	r->ns = n;
-	*fd = netns_open(name);
-	r->ns[r->nns].name = name;
-	r->ns[r->nns].fd = *fd;
-	r->nns++;
-	return *fd < 0 ? *fd : 0;
 }
 
 /* TGs without `cpu` go round the CPUs we may run on. */
@@ -165,7 +140,7 @@ static int prepare(struct run *r)
 		r->table_bytes += (t->tt.len * sizeof(struct mtg_tt_entry) +
 				   TABLE_ALIGN - 1) & ~(uint64_t)(TABLE_ALIGN - 1);
 
-		ret = netns_get(r, t->tg->netns, &t->netns_fd);
+		ret = netns_cache_get(&r->ns, t->tg->netns, &t->netns_fd);
 		if (ret) {
 			failed = ret;
 			continue;
@@ -175,6 +150,10 @@ static int prepare(struct run *r)
 		if (ret)
 			failed = ret;
 	}
+	ret = listening_resolve(&r->ls, r->f.listen, r->f.nlisten,
+				r->f.globals.netns, &r->ns);
+	if (ret)
+		failed = ret;
 	if (failed)
 		return failed;
 	return assign_cpus(r);
@@ -311,7 +290,7 @@ static int poll_all(struct run *r)
 static void progress(const struct run *r, uint64_t now)
 {
 	unsigned long long elapsed = now > r->t0 ? now - r->t0 : 0;
-	unsigned long long sent = 0, errors = 0;
+	unsigned long long sent = 0, errors = 0, received = 0, gaps = 0;
 	unsigned long long counts[MTG_TG_FAILED + 1] = { 0 };
 	size_t i;
 
@@ -320,63 +299,117 @@ static void progress(const struct run *r, uint64_t now)
 	if (r->ntgs <= PROGRESS_TGS) {
 		for (i = 0; i < r->ntgs; i++) {
 			const struct mtg_tg_stats *st = &r->tgs[i].st;
+			const struct meter *m = r->tgs[i].m;
 
 			printf("%s tg %u: %llu sent, %llu tx_errors, %s",
 			       i ? " |" : "", st->tg_id, st->sent,
 			       st->tx_errors,
 			       mtg_tg_state_name(st->state));
+			/* While packets are in flight: the gaps so far. */
+			if (m)
+				printf(", %llu received, %llu lost",
+				       (unsigned long long)m->received,
+				       (unsigned long long)meter_lost(m, -1));
 		}
 		printf("\n");
 	} else {
 		for (i = 0; i < r->ntgs; i++) {
 			const struct mtg_tg_stats *st = &r->tgs[i].st;
+			const struct meter *m = r->tgs[i].m;
 
 			sent += st->sent;
 			errors += st->tx_errors;
 			if (st->state <= MTG_TG_FAILED)
 				counts[st->state]++;
+			if (m) {
+				received += m->received;
+				gaps += meter_lost(m, -1);
+			}
 		}
-		printf(" %zu TGs: %llu running, %llu finished, %llu killed, %llu failed; %llu sent, %llu tx_errors\n",
+		printf(" %zu TGs: %llu running, %llu finished, %llu killed, %llu failed; %llu sent, %llu tx_errors",
 		       r->ntgs, counts[MTG_TG_RUNNING] + counts[MTG_TG_SUSPENDED],
 		       counts[MTG_TG_FINISHED], counts[MTG_TG_KILLED],
 		       counts[MTG_TG_FAILED], sent, errors);
+		if (r->listening)
+			printf(", %llu received, %llu lost", received, gaps);
+		printf("\n");
+	}
+	if (r->listening) {
+		printf("%4llu.%01llus ", elapsed / 1000000000ULL,
+		       elapsed / 100000000ULL % 10);
+		listening_progress(&r->ls, stdout);
+		printf("\n");
 	}
 	fflush(stdout);
 }
 
-/* Poll until every TG has ended or a signal asks us to stop. */
+/*
+ * Poll until every TG has ended and, when listening, the drain time has
+ * passed; a signal kills the TGs (and is drained like an end), a second
+ * one stops at once, as does a recording that cannot be written.
+ */
 static int watch(struct run *r)
 {
 	struct timespec poll = { 0, POLL_NS };
-	uint64_t next = r->t0 + PROGRESS_NS, now;
+	uint64_t next = r->t0 + PROGRESS_NS, next_stats = 0, drain_end = 0;
+	uint64_t now;
+	bool killed = false, ended = false;
+	int64_t got = 0;
 	int ret;
 
 	for (;;) {
-		if (stop_signal) {
-			kill_all(r);
-			ret = poll_all(r);
-			return ret < 0 ? ret : 0;
-		}
-		ret = poll_all(r);
-		if (ret)
-			return ret < 0 ? ret : 0;
 		now = now_tai();
+		if (r->listening) {
+			got = listening_poll(&r->ls, now);
+			if (got < 0) {
+				kill_all(r);
+				ret = poll_all(r);
+				return (int)got;
+			}
+		}
+		if ((stop_signal || r->ls.write_failed) && !killed) {
+			kill_all(r);
+			killed = true;
+			next_stats = 0;
+		}
+		if (now >= next_stats) {
+			ret = poll_all(r);
+			if (ret < 0)
+				return ret;
+			if (ret && !ended) {
+				ended = true;
+				if (r->listening && !r->ls.write_failed)
+					drain_end = now + r->o->drain;
+			}
+			next_stats = now + POLL_NS;
+		}
+		if (ended && (now >= drain_end || signals > 1 ||
+			      r->ls.write_failed)) {
+			if (r->listening && !r->ls.write_failed &&
+			    listening_poll(&r->ls, now) < 0)
+				return -EPROTO;
+			return 0;
+		}
 		if (now >= next) {
 			progress(r, now);
 			while (next <= now)
 				next += PROGRESS_NS;
 		}
-		nanosleep(&poll, NULL);
+		if (r->listening)
+			listening_wait(&r->ls, got);
+		else
+			nanosleep(&poll, NULL);
 	}
 }
 
 static void report(const struct run *r)
 {
-	struct lateness l;
+	struct hist_summary l, owd;
 	size_t i;
 
 	for (i = 0; i < r->ntgs; i++) {
 		const struct mtg_tg_stats *st = &r->tgs[i].st;
+		const struct meter *m = r->tgs[i].m;
 		const char *error = mtg_tg_error_name(st->error);
 
 		lateness_from_stats(st, &l);
@@ -393,14 +426,32 @@ static void report(const struct run *r)
 			       (unsigned long long)l.p50,
 			       (unsigned long long)l.p99,
 			       (unsigned long long)l.max);
+		if (m) {
+			owd_of_meter(m, &owd);
+			printf("; %llu received, %llu lost, %llu duplicates, %llu reordered, %llu bit_errors",
+			       (unsigned long long)m->received,
+			       (unsigned long long)meter_lost(m, (int64_t)st->sent),
+			       (unsigned long long)m->duplicates,
+			       (unsigned long long)m->reordered,
+			       (unsigned long long)m->bit_errors);
+			if (owd.valid)
+				printf(", owd p50 %llu p99 %llu max %llu ns",
+				       (unsigned long long)owd.p50,
+				       (unsigned long long)owd.p99,
+				       (unsigned long long)owd.max);
+		}
 		printf("\n");
 	}
+	if (r->listening)
+		listening_report(&r->ls, stdout);
 }
 
 static int write_summary(const struct run *r)
 {
 	struct summary_tg *tgs = calloc(r->ntgs, sizeof(*tgs));
+	struct summary_rx rx;
 	struct summary s = {
+		.command = "run",
 		.file = r->file,
 		.run_id = r->run_id,
 		.start_ns = r->t0,
@@ -408,16 +459,22 @@ static int write_summary(const struct run *r)
 		.interrupted = stop_signal != 0,
 		.tgs = tgs,
 		.ntgs = r->ntgs,
+		.rx = r->listening ? &rx : NULL,
 	};
 	size_t i;
 	int err;
 
 	if (!tgs)
 		return -ENOMEM;
+	if (r->listening)
+		listening_summary(&r->ls, &rx);
 	for (i = 0; i < r->ntgs; i++) {
 		const struct run_tg *t = &r->tgs[i];
 
+		tgs[i].id = t->tg->id;
+		tgs[i].run_id = r->run_id;
 		tgs[i].st = &t->st;
+		tgs[i].m = t->m;
 		tgs[i].dev = t->tg->dev;
 		tgs[i].netns = t->tg->netns[0] ? t->tg->netns : NULL;
 		tgs[i].mode = idf_mode_name(t->tg->mode);
@@ -429,11 +486,13 @@ static int write_summary(const struct run *r)
 	return err;
 }
 
-/* 0 if every TG finished cleanly, else EXIT_COUNTED. */
+/* 0 if every TG finished cleanly and nothing was lost, else EXIT_COUNTED. */
 static int outcome(const struct run *r)
 {
 	size_t i;
 
+	if (r->listening && listening_lost_any(&r->ls))
+		return EXIT_COUNTED;
 	for (i = 0; i < r->ntgs; i++) {
 		const struct mtg_tg_stats *st = &r->tgs[i].st;
 
@@ -461,18 +520,69 @@ static void cleanup(struct run *r)
 	mtg_dev_close(&r->dev);
 	for (i = 0; i < r->ntgs; i++)
 		tt_free(&r->tgs[i].tt);
-	for (i = 0; i < r->nns; i++)
-		if (r->ns[i].fd >= 0)
-			close(r->ns[i].fd);
-	free(r->ns);
+	listening_free(&r->ls);
+	netns_cache_close(&r->ns);
 	free(r->tgs);
 	idf_free(&r->f);
+}
+
+/* Listen: the rings' run filter, the interfaces, a meter per TG, the
+ * recording's header. */
+static int listen_all(struct run *r)
+{
+	const struct idf_tg **tgs;
+	const struct tt **tts;
+	struct rec_meta mi = {
+		.command = "run",
+		.run_id = r->run_id,
+		.start_ns = r->t0,
+		.ring_records = r->o->ring,
+		.passthrough = r->f.passthrough,
+		.devs = r->ls.devs,
+		.ndevs = r->ls.ndevs,
+		.idf = &r->f,
+		.ntgs = r->ntgs,
+	};
+	size_t i;
+	bool oom;
+	int err;
+
+	err = listening_attach(&r->ls, &r->dev, r->run_id, r->f.passthrough,
+			       r->t0);
+	if (err)
+		return err;
+	for (i = 0; i < r->ntgs; i++) {
+		r->tgs[i].m = meter_find(&r->ls.rx.meters, r->run_id,
+					 r->tgs[i].tg->id, true, &oom);
+		if (!r->tgs[i].m) {
+			pr_err("out of memory\n");
+			return -ENOMEM;
+		}
+	}
+	tgs = calloc(r->ntgs, sizeof(*tgs));
+	tts = calloc(r->ntgs, sizeof(*tts));
+	if (!tgs || !tts) {
+		err = -ENOMEM;
+		pr_err("out of memory\n");
+	} else {
+		for (i = 0; i < r->ntgs; i++) {
+			tgs[i] = r->tgs[i].tg;
+			tts[i] = &r->tgs[i].tt;
+		}
+		mi.tgs = tgs;
+		mi.tts = tts;
+		err = listening_begin(&r->ls, &mi);
+	}
+	free(tgs);
+	free(tts);
+	return err;
 }
 
 int cmd_run(const char *file, const struct run_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct run r = { .o = o, .file = file, .dev = { .fd = -1 } };
+	const char *out;
 	size_t i;
 	int ret, rc = EXIT_ERROR;
 
@@ -492,10 +602,19 @@ int cmd_run(const char *file, const struct run_opts *o)
 	}
 	if (prepare(&r))
 		goto out;
+	r.listening = r.ls.ndevs > 0;
+	out = o->output ? o->output : r.f.out;
+	if (out && !r.listening) {
+		pr_err("%s: nothing to record in %s: name the interfaces to listen on with 'listen DEV' (Documentation/idf.rst)\n",
+		       file, out);
+		goto out;
+	}
+	if (out && listening_create(&r.ls, out, o->force))
+		goto out;
 	if (mtg_dev_open(&r.dev, o->device))
-		goto out;
-	if (mtg_dev_alloc(&r.dev, r.table_bytes))
-		goto out;
+		goto err_abandon;
+	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0))
+		goto err_abandon;
 	for (i = 0; i < r.ntgs; i++)
 		memcpy((char *)r.dev.tables + r.tgs[i].table_offset,
 		       r.tgs[i].tt.entries,
@@ -507,15 +626,19 @@ int cmd_run(const char *file, const struct run_opts *o)
 
 	r.run_id = new_run_id();
 	r.t0 = now_tai() + o->start_delay;
+	if (r.listening && listen_all(&r))
+		goto err_abandon;
 	printf("run_id %u: %zu TG%s from %s, T0 %llu (CLOCK_TAI), in %llu ms\n",
 	       r.run_id, r.ntgs, r.ntgs == 1 ? "" : "s", file,
 	       (unsigned long long)r.t0,
 	       (unsigned long long)o->start_delay / 1000000);
 	fflush(stdout);
 	if (start_all(&r))
-		goto out;
+		goto err_abandon;
 	ret = watch(&r);
 	r.end = now_tai();
+	if (r.listening && listening_end(&r.ls, r.end))
+		ret = -EIO;
 	report(&r);
 	rc = ret ? EXIT_ERROR : outcome(&r);
 	if (o->json) {
@@ -531,6 +654,11 @@ int cmd_run(const char *file, const struct run_opts *o)
 		       stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
 		rc = EXIT_SIGNAL + stop_signal;
 	}
+	goto out;
+
+err_abandon:
+	/* Nothing ran: no recording is left behind. */
+	listening_abandon(&r.ls);
 out:
 	cleanup(&r);
 	return rc;

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Lateness percentiles and the JSON summary.
- *
- * The histogram (kmod/uapi/mtg.h) has a bucket per value below 8, then 8
- * buckets per power of two. Percentile p is the bucket holding the packet of
- * rank ceil(count * p), reported as that bucket's largest value, capped at
- * lateness_max_ns (the last bucket has no upper end).
+ * The JSON summary. Lateness and one-way delay percentiles come from
+ * histograms in the module's buckets (hist.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,93 +15,96 @@
 #include "module.h"
 #include "summary.h"
 
-uint64_t lat_bucket_max(unsigned int b)
+void lateness_from_stats(const struct mtg_tg_stats *st,
+			 struct hist_summary *l)
 {
-	unsigned int e, sub;
-
-	if (b < 8)
-		return b;
-	if (b >= MTG_LAT_BUCKETS - 1)
-		return UINT64_MAX;
-	e = 3 + (b - 8) / 8;
-	sub = (b - 8) % 8;
-	return ((uint64_t)(9 + sub) << (e - 3)) - 1;
+	hist_summarize(st->lateness_hist, st->lateness_max_ns,
+		       st->lateness_sum_ns, l);
 }
 
-/* The bucket of the packet of rank ceil(count * num / 1000). */
-static uint64_t percentile(const struct mtg_tg_stats *st, uint64_t count,
-			   unsigned int num)
+void owd_of_meter(const struct meter *m, struct hist_summary *l)
 {
-	uint64_t rank = count / 1000 * num + (count % 1000 * num + 999) / 1000;
-	uint64_t seen = 0, v;
-	unsigned int b;
-
-	if (!rank)
-		rank = 1;
-	for (b = 0; b < MTG_LAT_BUCKETS; b++) {
-		seen += st->lateness_hist[b];
-		if (seen >= rank)
-			break;
-	}
-	v = lat_bucket_max(b < MTG_LAT_BUCKETS ? b : MTG_LAT_BUCKETS - 1);
-	return v < st->lateness_max_ns ? v : st->lateness_max_ns;
+	hist_summarize(m->owd_hist, m->owd_max, m->owd_sum, l);
 }
 
-void lateness_from_stats(const struct mtg_tg_stats *st, struct lateness *l)
+/* key: {p50, p99, p999, max, mean} or their nulls; only what is listed. */
+static void percentiles_json(struct json *j, const char *key,
+			     const struct hist_summary *l, bool p999)
 {
-	uint64_t count = 0;
-	unsigned int b;
-
-	memset(l, 0, sizeof(*l));
-	for (b = 0; b < MTG_LAT_BUCKETS; b++)
-		count += st->lateness_hist[b];
-	if (!count || !st->sent)
-		return;
-	l->valid = true;
-	l->p50 = percentile(st, count, 500);
-	l->p99 = percentile(st, count, 990);
-	l->p999 = percentile(st, count, 999);
-	l->max = st->lateness_max_ns;
-	l->mean = st->lateness_sum_ns / st->sent;
-}
-
-static void lateness_json(struct json *j, const struct mtg_tg_stats *st)
-{
-	struct lateness l;
-
-	lateness_from_stats(st, &l);
-	json_key(j, "lateness_ns");
+	json_key(j, key);
 	json_obj_begin(j);
-#define LAT(name)					\
+#define PCT(name)					\
 	do {						\
-		if (l.valid)				\
-			json_ku64(j, #name, l.name);	\
+		if (l->valid)				\
+			json_ku64(j, #name, l->name);	\
 		else					\
 			json_knull(j, #name);		\
 	} while (0)
-	LAT(p50);
-	LAT(p99);
-	LAT(p999);
-	LAT(max);
-	LAT(mean);
-#undef LAT
+	PCT(p50);
+	PCT(p99);
+	if (p999)
+		PCT(p999);
+	PCT(max);
+	PCT(mean);
+#undef PCT
 	json_obj_end(j);
+}
+
+/* What the receiving side measured of a flow (nulls: nothing listened). */
+static void rx_json(struct json *j, const struct meter *m, int64_t sent)
+{
+	static const char *const keys[] = {
+		"received", "lost", "duplicates", "reordered", "bit_errors",
+		"bits", "records", "csum_bad",
+	};
+	struct hist_summary owd = { .valid = false };
+	size_t i;
+
+	if (!m) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			json_knull(j, keys[i]);
+		json_knull(j, "ber");
+		percentiles_json(j, "owd_ns", &owd, false);
+		return;
+	}
+	json_ku64(j, "received", m->received);
+	json_ku64(j, "lost", meter_lost(m, sent));
+	json_ku64(j, "duplicates", m->duplicates);
+	json_ku64(j, "reordered", m->reordered);
+	json_ku64(j, "bit_errors", m->bit_errors);
+	json_ku64(j, "bits", m->bits);
+	json_ku64(j, "records", m->records);
+	json_ku64(j, "csum_bad", m->csum_bad);
+	if (m->bits)
+		json_kdouble(j, "ber", (double)m->bit_errors / (double)m->bits);
+	else
+		json_knull(j, "ber");
+	owd_of_meter(m, &owd);
+	percentiles_json(j, "owd_ns", &owd, false);
 }
 
 static void tg_json(struct json *j, const struct summary_tg *t)
 {
 	const struct mtg_tg_stats *st = t->st;
+	struct hist_summary lat;
 	char mac[18];
 
+	json_obj_begin(j);
+	json_ku64(j, "id", t->id);
+	if (!st) {
+		/* Receive only: what the records told. */
+		json_ku64(j, "run_id", t->run_id);
+		rx_json(j, t->m, -1);
+		json_obj_end(j);
+		return;
+	}
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
 		 t->dst_mac[0], t->dst_mac[1], t->dst_mac[2], t->dst_mac[3],
 		 t->dst_mac[4], t->dst_mac[5]);
-
-	json_obj_begin(j);
-	json_ku64(j, "id", st->tg_id);
 	json_ku64(j, "sent", st->sent);
 	json_ku64(j, "tx_errors", st->tx_errors);
-	lateness_json(j, st);
+	lateness_from_stats(st, &lat);
+	percentiles_json(j, "lateness_ns", &lat, true);
 	json_ku64(j, "events", st->events);
 	json_kstr(j, "state", mtg_tg_state_name(st->state));
 	json_kstr(j, "error", mtg_tg_error_name(st->error));
@@ -124,6 +123,41 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "spin_ns", st->spin_ns);
 	json_ku64(j, "lead_ns", st->lead_ns);
 	json_kstr(j, "dst_mac", mac);
+	rx_json(j, t->m, (int64_t)st->sent);
+	json_obj_end(j);
+}
+
+static void summary_rx_json(struct json *j, const struct summary_rx *rx)
+{
+	if (!rx) {
+		json_knull(j, "ring_drops");
+		json_knull(j, "recording");
+		json_knull(j, "rx");
+		return;
+	}
+	json_ku64(j, "ring_drops", rx->st.ring_drops);
+	json_key(j, "recording");
+	if (rx->recording) {
+		json_obj_begin(j);
+		json_kstr(j, "path", rx->recording);
+		json_ku64(j, "records", rx->written);
+		json_ku64(j, "not_written", rx->not_written);
+		json_obj_end(j);
+	} else {
+		json_null(j);
+	}
+	json_key(j, "rx");
+	json_obj_begin(j);
+	json_ku64(j, "packets", rx->st.packets);
+	json_ku64(j, "bytes", rx->st.bytes);
+	json_ku64(j, "hdr_corrupt", rx->st.hdr_corrupt);
+	json_ku64(j, "csum_bad", rx->st.csum_bad);
+	json_ku64(j, "wrong_bits", rx->st.wrong_bits);
+	json_ku64(j, "foreign", rx->st.foreign);
+	json_ku64(j, "ctrl", rx->st.ctrl);
+	json_ku64(j, "ctrl_drops", rx->st.ctrl_drops);
+	json_ku64(j, "bad_consumer", rx->st.bad_consumer);
+	json_ku64(j, "unknown_tg", rx->unknown);
 	json_obj_end(j);
 }
 
@@ -136,8 +170,12 @@ static void summary_json(FILE *f, const struct summary *s)
 	json_obj_begin(&j);
 	json_kstr(&j, "format", SUMMARY_FORMAT);
 	json_ku64(&j, "version", SUMMARY_VERSION);
+	json_kstr(&j, "command", s->command);
 	json_kstr(&j, "file", s->file);
-	json_ku64(&j, "run_id", s->run_id);
+	if (s->run_id)
+		json_ku64(&j, "run_id", s->run_id);
+	else
+		json_knull(&j, "run_id");
 	json_ku64(&j, "start_ns", s->start_ns);
 	json_ku64(&j, "end_ns", s->end_ns);
 	json_kbool(&j, "interrupted", s->interrupted);
@@ -146,6 +184,7 @@ static void summary_json(FILE *f, const struct summary *s)
 	for (i = 0; i < s->ntgs; i++)
 		tg_json(&j, &s->tgs[i]);
 	json_arr_end(&j);
+	summary_rx_json(&j, s->rx);
 	json_obj_end(&j);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The run summary: lateness percentiles from the kernel's histogram, and
- * the JSON file `mtgctl run --json` writes (format "mtgctl-summary",
- * Documentation/mtgctl.rst describes every field).
+ * The run summary: the JSON file `mtgctl run --json` and `mtgctl listen
+ * --json` write (format "mtgctl-summary", Documentation/mtgctl.rst
+ * describes every field).
  */
 #ifndef MTGCTL_SUMMARY_H
 #define MTGCTL_SUMMARY_H
@@ -12,17 +12,17 @@
 #include <stdint.h>
 
 #include "../kmod/uapi/mtg.h"
+#include "hist.h"
+#include "meter.h"
 
 #define SUMMARY_FORMAT		"mtgctl-summary"
 #define SUMMARY_VERSION		1
 
-struct lateness {
-	bool valid;		/* false: no packet sent, all null */
-	uint64_t p50, p99, p999, max, mean;	/* nanoseconds */
-};
-
 struct summary_tg {
-	const struct mtg_tg_stats *st;	/* the last counters read */
+	uint32_t id;
+	uint32_t run_id;
+	const struct mtg_tg_stats *st;	/* sending side; NULL for listen */
+	const struct meter *m;		/* receiving side; NULL: not listened */
 	const char *dev;
 	const char *netns;		/* NULL: the caller's namespace */
 	const char *mode;
@@ -30,19 +30,33 @@ struct summary_tg {
 	const uint8_t *dst_mac;		/* 6 bytes, as the module used it */
 };
 
+/* The receive path, when something listened. */
+struct summary_rx {
+	struct mtg_rx_stats st;		/* the module's counters at the end */
+	uint64_t hdr_corrupt;		/* records whose header failed its CRC */
+	uint64_t unknown;		/* records of no TG of the run */
+	const char *recording;		/* path, or NULL */
+	uint64_t written;		/* records in the recording */
+	uint64_t not_written;		/* records it could not take */
+};
+
 struct summary {
-	const char *file;		/* the IDF */
-	uint32_t run_id;
-	uint64_t start_ns;		/* T0, CLOCK_TAI */
-	uint64_t end_ns;		/* when the last TG was seen ended */
+	const char *command;		/* "run" or "listen" */
+	const char *file;		/* the IDF, or NULL */
+	uint32_t run_id;		/* 0: every run (listen) */
+	uint64_t start_ns;		/* T0 / start of listening, CLOCK_TAI */
+	uint64_t end_ns;		/* the end, CLOCK_TAI */
 	bool interrupted;
 	const struct summary_tg *tgs;
 	size_t ntgs;
+	const struct summary_rx *rx;	/* NULL: nothing listened */
 };
 
-/* The largest lateness, ns, that falls into histogram bucket b. */
-uint64_t lat_bucket_max(unsigned int b);
-void lateness_from_stats(const struct mtg_tg_stats *st, struct lateness *l);
+/* The lateness percentiles of a TG's counters. */
+void lateness_from_stats(const struct mtg_tg_stats *st,
+			 struct hist_summary *l);
+/* The one-way delay percentiles of a meter. */
+void owd_of_meter(const struct meter *m, struct hist_summary *l);
 
 /* Write path atomically (a temporary file, then rename). 0 or -errno. */
 int summary_write(const char *path, const struct summary *s);

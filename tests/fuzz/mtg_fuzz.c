@@ -43,12 +43,14 @@ static const unsigned long known_cmds[] = {
 	MTG_IOC_IFACE_ADD, MTG_IOC_IFACE_DEL, MTG_IOC_IFACE_INFO,
 	MTG_IOC_TG_START, MTG_IOC_TG_KILL, MTG_IOC_TG_SUSPEND,
 	MTG_IOC_TG_RESUME, MTG_IOC_TG_SET_RATE, MTG_IOC_TG_CTRLMSG,
-	MTG_IOC_TG_STATS,
+	MTG_IOC_TG_STATS, MTG_IOC_RX_OFFSETS, MTG_IOC_RX_STATS,
+	MTG_IOC_RX_SET_RUN,
 };
 static const char *const known_names[] = {
 	"version", "alloc", "mmap_offsets", "stats", "iface_add", "iface_del",
 	"iface_info", "tg_start", "tg_kill", "tg_suspend", "tg_resume",
-	"tg_set_rate", "tg_ctrlmsg", "tg_stats",
+	"tg_set_rate", "tg_ctrlmsg", "tg_stats", "rx_offsets", "rx_stats",
+	"rx_set_run",
 };
 #define NR_KNOWN (sizeof(known_cmds) / sizeof(known_cmds[0]))
 
@@ -75,6 +77,8 @@ static struct { int fd; uint32_t id; } added[8];	/* recent IFACE_ADDs */
 static uint32_t picked_iface;
 static uint32_t picked_tg;	/* tg_id of the last pick_tg_id() */
 static struct in_addr tg_dst;	/* --dst */
+static uint32_t rx_ifindex;	/* --rx-ifindex: the TGs' destination's */
+static int rx_netns_fd = -1;	/* --rx-netns: ... in that namespace */
 
 /* splitmix64: small, good enough, and the same on every machine. */
 static uint64_t rnd(void)
@@ -182,12 +186,25 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 		struct mtg_alloc *a = (void *)buf;
 
 		a->table_bytes = rnd_below(4) ? page * (1 + rnd_below(64)) : rnd_size();
+		if (rnd_below(2))
+			a->rx_records = rnd_below(4) ? 16ULL << rnd_below(9) :
+				rnd_size();
 	} else if (cmd == MTG_IOC_IFACE_ADD) {
 		struct mtg_iface_add *a = (void *)buf;
 
 		a->netns_fd = rnd_below(4) ? MTG_NETNS_CURRENT : (uint32_t)rnd_below(64);
 		/* lo (1) exists everywhere; the rest mostly do not */
 		a->ifindex = rnd_below(2) ? 1 : (uint32_t)rnd_below(6);
+		a->flags = (uint32_t)rnd_below(rnd_below(8) ? 4 : 64);
+		/* Listen where the TGs' packets arrive. */
+		if (rx_ifindex && rnd_below(2)) {
+			a->netns_fd = (uint32_t)rx_netns_fd;
+			a->ifindex = rx_ifindex;
+			a->flags = MTG_IFACE_F_RX |
+				   (rnd_below(4) ? 0 : MTG_IFACE_F_RX_PASS);
+		}
+	} else if (cmd == MTG_IOC_RX_SET_RUN) {
+		*(uint32_t *)buf = rnd_below(2) ? 0 : (uint32_t)rnd();
 	} else if (cmd == MTG_IOC_IFACE_DEL || cmd == MTG_IOC_IFACE_INFO) {
 		*(uint32_t *)buf = picked_iface;
 	} else if (cmd == MTG_IOC_TG_START) {
@@ -217,7 +234,10 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
  */
 static void write_tables(int fd)
 {
-	struct mtg_alloc alloc = { .table_bytes = (uint64_t)page };
+	struct mtg_alloc alloc = {
+		.table_bytes = (uint64_t)page,
+		.rx_records = rnd_below(2) ? 64 : 0,
+	};
 	struct mtg_mmap_offsets off;
 	struct mtg_tt_entry *e;
 	struct mtg_tt_ring *ring;
@@ -459,7 +479,7 @@ static void do_fork(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mtg_fuzz [--seed N] [--calls N] [--sessions N] [--device PATH]\n"
-			"                [--ifindex N --dst A.B.C.D]\n");
+			"                [--ifindex N --dst A.B.C.D [--rx-netns PATH --rx-ifindex N]]\n");
 	exit(2);
 }
 
@@ -472,6 +492,8 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "ifindex", required_argument, NULL, 'i' },
 		{ "dst", required_argument, NULL, 't' },
+		{ "rx-netns", required_argument, NULL, 'r' },
+		{ "rx-ifindex", required_argument, NULL, 'x' },
 		{ 0 }
 	};
 	unsigned long calls = 20000, i;
@@ -490,10 +512,17 @@ int main(int argc, char **argv)
 			if (inet_pton(AF_INET, optarg, &tg_dst) != 1)
 				usage();
 			break;
+		case 'r':
+			rx_netns_fd = open(optarg, O_RDONLY | O_CLOEXEC);
+			if (rx_netns_fd < 0)
+				usage();
+			break;
+		case 'x': rx_ifindex = (uint32_t)strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
-	if (max_sessions < 1 || max_sessions > MAX_SESSIONS)
+	if (max_sessions < 1 || max_sessions > MAX_SESSIONS ||
+	    (rx_ifindex && rx_netns_fd < 0))
 		usage();
 	rng_state = seed;
 	page = sysconf(_SC_PAGESIZE);

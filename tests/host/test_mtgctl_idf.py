@@ -21,13 +21,6 @@ MODULUS = 2**31 - 1
 MULTIPLIER = 950706376
 
 
-@pytest.fixture(scope="session")
-def mtgctl():
-    subprocess.run(["make", "-s", "-C", ROOT / "ctl"], check=True,
-                   stdout=subprocess.DEVNULL)
-    return MTGCTL
-
-
 def write(tmp_path, text, name="t.idf"):
     path = tmp_path / name
     path.write_text(textwrap.dedent(text))
@@ -142,6 +135,35 @@ def test_ipv6(mtgctl, tmp_path):
     assert tgs[3]["family"] == "ipv4"
     assert tgs[3]["src"] == {"addr": None, "port": 7000}
     assert tgs[3]["mac"] == "02:00:5e:00:53:01"
+
+
+def test_listen_out_passthrough(mtgctl, tmp_path):
+    """The run's receiving side: a DEV without @NETNS lives in the global
+    netns (mtgctl's own when there is none)."""
+    write(tmp_path, """\
+        listen rx0 rx1@lab-b   # several at once
+        out run.rec passthrough yes
+        netns lab-a
+        dev veth0 dst 10.0.0.2:5000 pkts 200 inta 1
+        tgid 1
+        """)
+    r = subprocess.run([mtgctl, "check", "t.idf", "--json"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["listen"] == [{"dev": "rx0", "netns": "lab-a"},
+                             {"dev": "rx1", "netns": "lab-b"}]
+    assert (out["out"], out["passthrough"]) == ("run.rec", True)
+    r = subprocess.run([mtgctl, "check", "t.idf"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.stdout.splitlines()[0] == \
+        "listen rx0@lab-a rx1@lab-b  out run.rec  passthrough yes"
+    (tmp_path / "t.idf").write_text(BASE + "listen rx0\ntgid 1 pkts 200 inta 1\n")
+    out = json.loads(subprocess.run([mtgctl, "check", "t.idf", "--json"],
+                                    cwd=tmp_path, capture_output=True,
+                                    text=True).stdout)
+    assert (out["listen"], out["out"], out["passthrough"]) == \
+        ([{"dev": "rx0", "netns": None}], None, False)
 
 
 def test_every_keyword(mtgctl, tmp_path):
@@ -269,6 +291,28 @@ ERRORS = [
      "t.idf:2:22: error: 'thro' expects a throughput in bit/s (suffixes k, M, G), got '10T' (unknown unit)"),
     ("# nothing but a comment\n",
      "t.idf: error: no 'tgid': the file describes no traffic generator"),
+    (BASE + "tgid 1 pkts 200 inta 1 listen eth1\n",
+     "t.idf:2:24: error: 'listen' is a setting of the whole run: give it before the first 'tgid'"),
+    (BASE + "tgid 1 pkts 200 inta 1 out x.rec\n",
+     "t.idf:2:24: error: 'out' is a setting of the whole run: give it before the first 'tgid'"),
+    (BASE + "tgid 1 pkts 200 inta 1 passthrough yes\n",
+     "t.idf:2:24: error: 'passthrough' is a setting of the whole run: give it before the first 'tgid'"),
+    ("listen\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:8: error: 'listen' expects DEV or DEV@NETNS, got end of line"),
+    ("listen eth1 eth1@lab\nlisten eth2\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:2:1: error: 'listen' given twice (first at line 1)"),
+    ("listen eth1 eth2 eth1\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:18: error: 'eth1' is listed twice (first at line 1)"),
+    ("listen eth1@\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:8: error: 'listen' expects DEV or DEV@NETNS, got 'eth1@' (a namespace name after '@' (a file in /run/netns))"),
+    ("listen @lab\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:8: error: 'listen' expects DEV or DEV@NETNS, got '@lab' (an interface name (at most 15 bytes, no '/' or ':'))"),
+    ("listen a/b\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:8: error: 'listen' expects DEV or DEV@NETNS, got 'a/b' (an interface name (at most 15 bytes, no '/' or ':'))"),
+    ("passthrough maybe\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:13: error: 'passthrough' expects 'no' or 'yes', got 'maybe'"),
+    ("out\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:5: error: 'out' expects a file name, got end of line"),
 ]
 
 
@@ -335,6 +379,43 @@ def test_run_without_device(mtgctl, tmp_path):
     assert r.returncode == 1
     assert r.stderr == (f"mtgctl: cannot open {device}: No such file or "
                         "directory (is mtg.ko loaded? modprobe mtg)\n")
+
+
+def test_run_output_needs_listen(mtgctl, tmp_path):
+    """Recording with nothing to listen on is refused before anything is
+    created or opened."""
+    write(tmp_path, "tgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run([mtgctl, "run", "t.idf", "--batch", "-o", "x.rec",
+                        "--device", device], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr == ("mtgctl: t.idf: nothing to record in x.rec: name the "
+                        "interfaces to listen on with 'listen DEV' "
+                        "(Documentation/idf.rst)\n")
+    assert not (tmp_path / "x.rec").exists()
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_run_keeps_an_existing_recording(mtgctl, tmp_path, force):
+    """An existing recording is never overwritten without --force; when
+    the run then fails (no device), a file it created is removed and one
+    it would have replaced is left as it was... with --force it was
+    truncated, which the run says nothing about: it never ran."""
+    write(tmp_path, "listen lo\ntgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
+    (tmp_path / "x.rec").write_text("precious")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run([mtgctl, "run", "t.idf", "--batch", "-o", "x.rec",
+                        "--device", device] + (["--force"] if force else []),
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 1
+    if force:
+        assert r.stderr.startswith(f"mtgctl: cannot open {device}: ")
+        assert not (tmp_path / "x.rec").exists()
+    else:
+        assert r.stderr == ("mtgctl: x.rec exists: not overwriting a "
+                            "recording (--force to replace it)\n")
+        assert (tmp_path / "x.rec").read_text() == "precious"
 
 
 def test_run_wants_batch_on_a_terminal(mtgctl, tmp_path):
@@ -404,6 +485,20 @@ def test_run_checks_interfaces_before_the_device(mtgctl, tmp_path, line,
     (["run", "t.idf", "--start-delay", "soon"],
      "mtgctl: run: --start-delay expects a time (seconds, or ns/us/ms/s), got 'soon'"),
     (["check"], "mtgctl: check: no FILE given (usage: mtgctl check FILE.idf [--json])"),
+    (["listen"], "mtgctl: listen: no DEV given (usage: mtgctl listen DEV[@NETNS]..."),
+    (["listen", "eth0@", "--batch"],
+     "mtgctl: listen: 'eth0@' is not DEV or DEV@NETNS: expected a namespace name after '@' (a file in /run/netns)"),
+    (["listen", "lo", "--ring", "1000"],
+     "mtgctl: listen: --ring expects a power of two from 16 to 16777216, got '1000'"),
+    (["run", "t.idf", "--ring", "many"],
+     "mtgctl: run: --ring expects a power of two from 16 to 16777216, got 'many'"),
+    (["run", "t.idf", "--ring", "64k"],
+     "mtgctl: run: --ring expects a power of two from 16 to 16777216, got '64k'"),
+    (["listen", "lo", "--run-id", "0"],
+     "mtgctl: listen: --run-id expects a number from 1 to 4294967295, got '0'"),
+    (["run", "t.idf", "-o"],
+     "mtgctl: run: option '-o' needs a value (see 'mtgctl help run')"),
+    (["info"], "mtgctl: info: no FILE given (usage: mtgctl info RECORDING [--json])"),
     (["frob", "t.idf"], "mtgctl: unknown command 'frob' (see 'mtgctl help')"),
 ])
 def test_command_line_errors(mtgctl, tmp_path, args, message):

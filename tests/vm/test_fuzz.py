@@ -3,7 +3,8 @@
 fuzzer's own checks hold, the kernel reports nothing (the autouse fixture
 and tests/vm/run scan the log) and the module unloads afterwards. Traffic
 generators are started, steered and fed random tables on a veth pair into
-a namespace."""
+a namespace, where sessions listen while random bytes land on their
+receive rings' consumer counts."""
 
 import subprocess
 
@@ -16,17 +17,20 @@ FUZZ = ROOT / "tests/fuzz/mtg_fuzz"
 
 @pytest.fixture
 def target(netns, veth):
-    """Where the fuzzer's TGs send: (ifindex, destination address)."""
+    """Where the fuzzer's TGs send, and where it listens: (ifindex,
+    destination address, the destination's namespace and ifindex)."""
     ns = netns()
     a, b = veth(ns)
     run("ip", "addr", "add", "10.88.0.1/24", "dev", a)
     run("ip", "-n", ns, "addr", "add", "10.88.0.2/24", "dev", b)
-    return ifindex(a), "10.88.0.2"
+    return ifindex(a), "10.88.0.2", f"/run/netns/{ns}", ifindex(b, ns)
 
 
 def fuzz(seed, calls, target):
     return subprocess.Popen([FUZZ, "--seed", str(seed), "--calls", str(calls),
-                             "--ifindex", str(target[0]), "--dst", target[1]],
+                             "--ifindex", str(target[0]), "--dst", target[1],
+                             "--rx-netns", target[2],
+                             "--rx-ifindex", str(target[3])],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
 

@@ -34,7 +34,6 @@ import os
 import re
 import signal
 import stat
-import subprocess
 import threading
 import time
 
@@ -42,9 +41,9 @@ import pytest
 
 from mtgtest import abi, wire
 from mtgtest.capture import Capture
-from mtgtest.system import ROOT, run, tai_ns
+from mtgtest.ctl import mtgctl_run, mtgctl_start, summary_of, write_idf
+from mtgtest.system import run, tai_ns
 
-MTGCTL = ROOT / "ctl/mtgctl"
 MS = 1_000_000
 S = 1_000_000_000
 START_DELAY = "3"           # s: ARP resolution under emulation, with margin
@@ -99,31 +98,7 @@ def link(make_link):
     return make_link()
 
 
-# --- running mtgctl ----------------------------------------------------------
-
-def write_idf(tmp_path, text):
-    (tmp_path / "run.idf").write_text(text)
-
-
-def mtgctl_run(tmp_path, *extra, summary="summary.json", timeout=600):
-    """mtgctl run run.idf --batch in tmp_path (so messages say run.idf)."""
-    args = [MTGCTL, "run", "run.idf", "--batch"]
-    if summary:
-        args += ["--json", summary]
-    return subprocess.run(args + list(extra), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def mtgctl_start(tmp_path, *extra):
-    return subprocess.Popen([MTGCTL, "run", "run.idf", "--batch", "--json",
-                             "summary.json", *extra], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-
-
-def summary_of(tmp_path):
-    return json.loads((tmp_path / "summary.json").read_text())
-
+# --- what mtgctl prints ----------------------------------------------------
 
 FIRST_LINE = re.compile(
     r"run_id (\d+): (\d+) TGs? from (\S+), T0 (\d+) \(CLOCK_TAI\), in (\d+) ms$")

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The receiving side: rings, meters, recording, events (receive.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/timex.h>
+#include <sys/utsname.h>
+
+#include "../kmod/uapi/mtg_netlink.h"
+#include "iface.h"
+#include "json.h"
+#include "module.h"
+#include "mtgctl.h"
+#include "receive.h"
+#include "summary.h"
+#include "tg_json.h"
+
+#define FLUSH_NS	1000000000ULL	/* the recording reaches the disk */
+
+static void event_time(const struct receiver *x, uint64_t t)
+{
+	uint64_t dt = t > x->t0 ? t - x->t0 : 0;
+
+	fprintf(x->events, "%4llu.%01llus event: ",
+		(unsigned long long)(dt / 1000000000ULL),
+		(unsigned long long)(dt / 100000000ULL % 10));
+}
+
+static void print_tg_events(FILE *f, uint32_t events)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ MTG_TG_EVENT_ERROR, "error" },
+		{ MTG_TG_EVENT_LATE, "late" },
+		{ MTG_TG_EVENT_UNDERRUN, "underrun" },
+		{ MTG_TG_EVENT_FINISHED, "finished" },
+	};
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (events & names[i].bit) {
+			fprintf(f, "%s%s", sep, names[i].name);
+			sep = ", ";
+		}
+	}
+}
+
+static void ctrl_event(const struct receiver *x, const struct mtg_ctrl_rec *c)
+{
+	const char *error;
+
+	if (!x->events)
+		return;
+	event_time(x, c->time_ns);
+	switch (c->type) {
+	case MTG_CTRL_MSG:
+		fprintf(x->events, "control message from tg %u (run %u), seq %llu, %u bytes\n",
+			c->tg_id, c->run_id, (unsigned long long)c->seq,
+			c->len);
+		break;
+	case MTG_CTRL_TG_EVENT:
+		error = mtg_tg_error_name(c->error);
+		fprintf(x->events, "tg %u: ", c->tg_id);
+		print_tg_events(x->events, c->events);
+		fprintf(x->events, " (%s%s%s)\n", mtg_tg_state_name(c->state),
+			error ? " " : "", error ? error : "");
+		break;
+	case MTG_CTRL_RX_DROPS:
+		fprintf(x->events, "the receive ring is full: %llu packets dropped so far\n",
+			(unsigned long long)c->count);
+		break;
+	default:
+		fprintf(x->events, "control record of unknown type %u\n",
+			c->type);
+	}
+}
+
+static int take_record(struct receiver *x, const struct mtg_rx_rec *r)
+{
+	struct meter *m;
+	bool oom;
+
+	x->records++;
+	if (x->rec)
+		rec_add(x->rec, r);
+	if (r->flags & MTG_RX_F_HDR_CORRUPT) {
+		x->hdr_corrupt++;
+		return 0;
+	}
+	m = meter_find(&x->meters, r->run_id, r->tg_id, x->any_flow, &oom);
+	if (!m) {
+		if (oom)
+			return -ENOMEM;
+		x->unknown++;
+		return 0;
+	}
+	return meter_add(m, r);
+}
+
+int64_t receiver_poll(struct receiver *x)
+{
+	struct mtg_dev *d = x->dev;
+	struct mtg_rx_rec rec;
+	struct mtg_ctrl_rec ctrl;
+	int64_t n, i, total = 0;
+	int err;
+
+	n = mtg_ring_ready(&d->ctrl);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		/* Copied once: the slot is the kernel's again after release. */
+		memcpy(&ctrl, mtg_ring_record(&d->ctrl, (uint64_t)i),
+		       sizeof(ctrl));
+		ctrl_event(x, &ctrl);
+	}
+	mtg_ring_release(&d->ctrl, (uint64_t)n);
+	if (n && x->events)
+		fflush(x->events);
+
+	/* In batches, so that the kernel gets room back while we work. */
+	while ((n = mtg_ring_ready(&d->data)) > 0) {
+		if (n > 4096)
+			n = 4096;
+		for (i = 0; i < n; i++) {
+			memcpy(&rec, mtg_ring_record(&d->data, (uint64_t)i),
+			       sizeof(rec));
+			err = take_record(x, &rec);
+			if (err)
+				return err;
+		}
+		mtg_ring_release(&d->data, (uint64_t)n);
+		total += n;
+	}
+	return n < 0 ? n : total;
+}
+
+/* A record's fields, as numpy's dtype description has them. */
+static void record_dtype(struct json *j)
+{
+	static const struct {
+		const char *name, *type;
+		unsigned int count;	/* 0: a scalar */
+	} fields[] = {
+		{ "rx_ns", "<u8", 0 }, { "seq", "<u8", 0 },
+		{ "sched_ns", "<u8", 0 }, { "tx_ns", "<u8", 0 },
+		{ "tp_ns", "<u8", 4 }, { "run_id", "<u4", 0 },
+		{ "tg_id", "<u4", 0 }, { "wrong_bits", "<u4", 0 },
+		{ "len", "<u2", 0 }, { "iface", "<u2", 0 },
+		{ "flags", "<u2", 0 }, { "nut", "u1", 6 }, { "ttl", "u1", 0 },
+		{ "tos", "u1", 0 }, { "payload_len", "<u2", 0 },
+		{ "reserved", "<u4", 0 },
+	};
+	size_t i;
+
+	json_key(j, "record");
+	json_obj_begin(j);
+	json_ku64(j, "bytes", sizeof(struct mtg_rx_rec));
+	json_key(j, "dtype");
+	json_arr_begin(j);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		json_arr_begin(j);
+		json_str(j, fields[i].name);
+		json_str(j, fields[i].type);
+		if (fields[i].count) {
+			json_arr_begin(j);
+			json_u64(j, fields[i].count);
+			json_arr_end(j);
+		}
+		json_arr_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "flags");
+	json_obj_begin(j);
+	json_ku64(j, "stamp_mask", MTG_RX_F_STAMP);
+	json_ku64(j, "stamp_hook", MTG_RX_STAMP_HOOK);
+	json_ku64(j, "stamp_sw", MTG_RX_STAMP_SW);
+	json_ku64(j, "stamp_hw", MTG_RX_STAMP_HW);
+	json_ku64(j, "ipv6", MTG_RX_F_IPV6);
+	json_ku64(j, "hdr_corrupt", MTG_RX_F_HDR_CORRUPT);
+	json_ku64(j, "csum_bad", MTG_RX_F_CSUM_BAD);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+/* The host and its clock, as the kernel tells them now. */
+static void host_and_clock(struct json *j)
+{
+	struct timex tx = { .modes = 0 };
+	struct utsname u;
+	int state;
+
+	json_key(j, "host");
+	json_obj_begin(j);
+	if (!uname(&u)) {
+		json_kstr(j, "name", u.nodename);
+		json_kstr(j, "kernel", u.release);
+		json_kstr(j, "kernel_version", u.version);
+		json_kstr(j, "machine", u.machine);
+	}
+	json_obj_end(j);
+
+	state = adjtimex(&tx);
+	json_key(j, "clock");
+	json_obj_begin(j);
+	json_kstr(j, "id", "CLOCK_TAI");
+	if (state >= 0) {
+		/* STA_UNSYNC: nothing disciplines the clock (no NTP/PTP). */
+		json_kbool(j, "synchronised",
+			   state != TIME_ERROR && !(tx.status & STA_UNSYNC));
+		json_ku64(j, "tai_offset_s", (uint64_t)tx.tai);
+		json_ku64(j, "maxerror_us", (uint64_t)tx.maxerror);
+		json_ku64(j, "esterror_us", (uint64_t)tx.esterror);
+	}
+	json_obj_end(j);
+}
+
+char *rec_meta_json(const struct rec_meta *mi, size_t *len)
+{
+	struct json j;
+	char *buf = NULL;
+	FILE *f;
+	size_t i;
+
+	f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
+	json_init(&j, f);
+	json_obj_begin(&j);
+	json_kstr(&j, "format", "mtg-recording");
+	json_ku64(&j, "version", REC_VERSION);
+	json_kstr(&j, "command", mi->command);
+	json_kstr(&j, "mtgctl", MTGCTL_VERSION);
+	json_key(&j, "abi");
+	json_obj_begin(&j);
+	json_ku64(&j, "major", MTG_ABI_MAJOR);
+	json_ku64(&j, "minor", MTG_ABI_MINOR);
+	json_obj_end(&j);
+	if (mi->run_id)
+		json_ku64(&j, "run_id", mi->run_id);
+	else
+		json_knull(&j, "run_id");
+	json_ku64(&j, "start_ns", mi->start_ns);
+	host_and_clock(&j);
+	record_dtype(&j);
+	json_ku64(&j, "ring_records", mi->ring_records);
+	json_kbool(&j, "passthrough", mi->passthrough);
+	json_key(&j, "interfaces");
+	json_arr_begin(&j);
+	for (i = 0; i < mi->ndevs; i++) {
+		const struct listen_dev *d = &mi->devs[i];
+
+		json_obj_begin(&j);
+		json_ku64(&j, "id", d->id);
+		json_kstr(&j, "dev", d->l.dev);
+		json_kstr(&j, "netns", d->l.netns[0] ? d->l.netns : NULL);
+		json_ku64(&j, "ifindex", d->ifindex);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "idf");
+	if (mi->idf) {
+		json_obj_begin(&j);
+		json_kstr(&j, "file", mi->idf->name);
+		json_kstr(&j, "text", mi->idf->text ? mi->idf->text : "");
+		json_obj_end(&j);
+	} else {
+		json_null(&j);
+	}
+	json_key(&j, "tgs");
+	json_arr_begin(&j);
+	for (i = 0; i < mi->ntgs; i++)
+		tg_json(&j, mi->tgs[i], mi->tts[i], false);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int listening_resolve(struct listening *ls, const struct idf_listen *l,
+		      size_t n, const char *default_netns,
+		      struct netns_cache *nc)
+{
+	size_t i;
+	int err, failed = 0;
+
+	ls->devs = calloc(n ? n : 1, sizeof(*ls->devs));
+	if (!ls->devs) {
+		pr_err("out of memory\n");
+		return -ENOMEM;
+	}
+	ls->idle_ns = RX_IDLE_MIN_NS;
+	for (i = 0; i < n; i++) {
+		struct listen_dev *d = &ls->devs[ls->ndevs++];
+
+		d->l = l[i];
+		if (!d->l.netns[0])
+			strcpy(d->l.netns, default_netns);
+		err = netns_cache_get(nc, d->l.netns, &d->netns_fd);
+		if (!err)
+			err = iface_index(d->netns_fd, d->l.netns, d->l.dev,
+					  &d->ifindex);
+		if (err)
+			failed = err;
+	}
+	return failed;
+}
+
+int listening_create(struct listening *ls, const char *path, bool force)
+{
+	int err = rec_create(&ls->rec, path, force);
+
+	if (err)
+		return err;
+	ls->out = path;
+	ls->recording = true;
+	return 0;
+}
+
+static const char *listen_hint(int err)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+		return ": this kernel has no netfilter ingress hook (CONFIG_NETFILTER_INGRESS)";
+	case ENODEV:
+		return ": the interface went away";
+	case EPERM:
+	case EACCES:
+		return ": CAP_NET_ADMIN is needed in the interface's namespace";
+	}
+	return "";
+}
+
+int listening_attach(struct listening *ls, struct mtg_dev *d,
+		     uint32_t run_id, bool pass, uint64_t t0)
+{
+	size_t i;
+	int err;
+
+	ls->rx.dev = d;
+	ls->rx.rec = ls->recording ? &ls->rec : NULL;
+	ls->rx.t0 = t0;
+	ls->rx.events = stdout;
+	err = mtg_dev_rx_set_run(d, run_id);
+	if (err) {
+		pr_err("%s: MTG_IOC_RX_SET_RUN failed: %s\n", d->path,
+		       strerror(-err));
+		return err;
+	}
+	for (i = 0; i < ls->ndevs; i++) {
+		struct listen_dev *l = &ls->devs[i];
+
+		err = mtg_dev_listen(d, l->netns_fd, l->ifindex, pass, &l->id);
+		if (err) {
+			pr_err("cannot listen on %s%s%s: %s%s\n", l->l.dev,
+			       l->l.netns[0] ? " in namespace " : "",
+			       l->l.netns, strerror(-err), listen_hint(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int listening_begin(struct listening *ls, const struct rec_meta *mi)
+{
+	size_t len;
+	char *meta;
+	int err;
+
+	if (!ls->recording)
+		return 0;
+	meta = rec_meta_json(mi, &len);
+	if (!meta) {
+		pr_err("out of memory\n");
+		return -ENOMEM;
+	}
+	err = rec_begin(&ls->rec, meta, len);
+	free(meta);
+	return err;
+}
+
+int64_t listening_poll(struct listening *ls, uint64_t now)
+{
+	int64_t got = receiver_poll(&ls->rx);
+
+	if (got == -ENOMEM) {
+		pr_err("out of memory for the flows' counters\n");
+		return got;
+	}
+	if (got < 0) {
+		pr_err("%s: the receive ring's counts make no sense: %s\n",
+		       ls->rx.dev->path, strerror((int)-got));
+		return got;
+	}
+	if (ls->recording && !ls->rec.error && now >= ls->next_flush) {
+		rec_flush(&ls->rec);
+		ls->next_flush = now + FLUSH_NS;
+	}
+	if (ls->recording && ls->rec.error && !ls->write_failed) {
+		ls->write_failed = true;
+		pr_err("cannot write the recording %s: %s: stopping the run\n",
+		       ls->out, strerror(-ls->rec.error));
+	}
+	return got;
+}
+
+void listening_wait(struct listening *ls, int64_t got)
+{
+	struct timespec ts;
+
+	if (got > 0) {
+		ls->idle_ns = RX_IDLE_MIN_NS;
+		return;
+	}
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ls->idle_ns;
+	nanosleep(&ts, NULL);
+	if (ls->idle_ns < RX_IDLE_MAX_NS)
+		ls->idle_ns *= 2;
+}
+
+/* The module's counters from the shared copy: each whole, no system call. */
+static void shm_rx_stats(const struct mtg_dev *d, struct mtg_rx_stats *st)
+{
+	const uint64_t *src = (const uint64_t *)((const uint8_t *)d->rx +
+						 d->rx_off.stats);
+	uint64_t v[sizeof(*st) / sizeof(uint64_t)];
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		v[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	memcpy(st, v, sizeof(*st));
+}
+
+void listening_progress(const struct listening *ls, FILE *out)
+{
+	struct mtg_rx_stats st;
+
+	shm_rx_stats(ls->rx.dev, &st);
+	fprintf(out, "rx: %llu records, %llu header-corrupt, %llu ring drops",
+		(unsigned long long)ls->rx.records,
+		(unsigned long long)ls->rx.hdr_corrupt,
+		(unsigned long long)st.ring_drops);
+	if (ls->recording)
+		fprintf(out, "; %s: %llu records", ls->out,
+			(unsigned long long)(ls->rec.written +
+					     ls->rec.len / sizeof(struct mtg_rx_rec)));
+}
+
+int listening_end(struct listening *ls, uint64_t end_ns)
+{
+	int err;
+
+	/*
+	 * Everything the module counted is in the ring before the count
+	 * moves: take what is there after reading the counters, so that what
+	 * was written and what was not add up to them.
+	 */
+	if (ls->rx.dev) {
+		receiver_poll(&ls->rx);
+		if (mtg_dev_rx_stats(ls->rx.dev, &ls->st))
+			shm_rx_stats(ls->rx.dev, &ls->st);
+		receiver_poll(&ls->rx);
+	}
+	if (!ls->recording)
+		return 0;
+	err = rec_finish(&ls->rec, ls->st.ring_drops, end_ns);
+	ls->recording = false;
+	if (err && !ls->write_failed)
+		pr_err("cannot write the recording %s: %s\n", ls->out,
+		       strerror(-err));
+	if (err)
+		ls->write_failed = true;
+	return err;
+}
+
+void listening_report(const struct listening *ls, FILE *out)
+{
+	fprintf(out, "rx: %llu records (%llu header-corrupt, %llu of no TG of the run), %llu ring drops, %llu of other runs passed on",
+		(unsigned long long)ls->rx.records,
+		(unsigned long long)ls->rx.hdr_corrupt,
+		(unsigned long long)ls->rx.unknown,
+		(unsigned long long)ls->st.ring_drops,
+		(unsigned long long)ls->st.foreign);
+	if (ls->st.ctrl_drops)
+		fprintf(out, ", %llu control records lost",
+			(unsigned long long)ls->st.ctrl_drops);
+	fprintf(out, "\n");
+	if (ls->out)
+		fprintf(out, "recording %s: %llu records written, %llu not written\n",
+			ls->out, (unsigned long long)ls->rec.written,
+			(unsigned long long)ls->rec.not_written);
+}
+
+void listening_summary(const struct listening *ls, struct summary_rx *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->st = ls->st;
+	out->hdr_corrupt = ls->rx.hdr_corrupt;
+	out->unknown = ls->rx.unknown;
+	out->recording = ls->out;
+	out->written = ls->rec.written;
+	out->not_written = ls->rec.not_written;
+}
+
+bool listening_lost_any(const struct listening *ls)
+{
+	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer;
+}
+
+void listening_abandon(struct listening *ls)
+{
+	if (ls->recording)
+		rec_abandon(&ls->rec);
+	ls->recording = false;
+	ls->out = NULL;
+}
+
+void listening_free(struct listening *ls)
+{
+	meter_set_free(&ls->rx.meters);
+	free(ls->devs);
+	ls->devs = NULL;
+	ls->ndevs = 0;
+}

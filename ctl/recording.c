@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The recording file writer (recording.h). */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mtgctl.h"
+#include "recording.h"
+
+#define REC_BUF_BYTES	(1u << 20)	/* written in blocks of 1 MiB */
+#define REC_SIZE	sizeof(struct mtg_rx_rec)
+
+_Static_assert(sizeof(struct rec_file_header) == 64, "64-byte header");
+_Static_assert(REC_SIZE == 96, "the format's record is 96 bytes");
+
+int rec_create(struct recorder *w, const char *path, bool force)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->fd = open(path, flags, 0666);
+	if (w->fd < 0) {
+		int err = errno;
+
+		if (err == EEXIST)
+			pr_err("%s exists: not overwriting a recording (--force to replace it)\n",
+			       path);
+		else
+			pr_err("cannot create the recording %s: %s\n", path,
+			       strerror(err));
+		return -err;
+	}
+	w->created = true;
+	w->buf = malloc(REC_BUF_BYTES);
+	if (!w->buf) {
+		pr_err("out of memory\n");
+		rec_abandon(w);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Write all of buf at off; 0 or -errno (with what got written in *done). */
+static int pwrite_all(int fd, const void *buf, size_t len, off_t off,
+		      size_t *done)
+{
+	size_t n = 0;
+
+	while (n < len) {
+		ssize_t k = pwrite(fd, (const char *)buf + n, len - n,
+				   off + (off_t)n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			*done = n;
+			return k < 0 ? -errno : -EIO;
+		}
+		n += (size_t)k;
+	}
+	*done = n;
+	return 0;
+}
+
+static void header_fill(const struct recorder *w, struct rec_file_header *h,
+			uint32_t meta_bytes, uint32_t flags,
+			uint64_t ring_drops, uint64_t end_ns)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, REC_MAGIC, sizeof(h->magic));
+	h->version = htole32(REC_VERSION);
+	h->header_bytes = htole32(w->header_bytes);
+	h->record_bytes = htole32(REC_SIZE);
+	h->flags = htole32(flags);
+	h->records = htole64(w->written);
+	h->not_written = htole64(w->not_written);
+	h->ring_drops = htole64(ring_drops);
+	h->end_ns = htole64(end_ns);
+	h->meta_bytes = htole32(meta_bytes);
+}
+
+int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
+{
+	struct rec_file_header h;
+	size_t total, done;
+	uint8_t *head;
+	int err;
+
+	if (meta_bytes > UINT32_MAX - REC_ALIGN - sizeof(h))
+		return -E2BIG;
+	total = (sizeof(h) + meta_bytes + REC_ALIGN - 1) / REC_ALIGN * REC_ALIGN;
+	head = calloc(1, total);
+	if (!head)
+		return -ENOMEM;
+	w->header_bytes = (uint32_t)total;
+	header_fill(w, &h, (uint32_t)meta_bytes, 0, 0, 0);
+	memcpy(head, &h, sizeof(h));
+	memcpy(head + sizeof(h), meta, meta_bytes);
+	err = pwrite_all(w->fd, head, total, 0, &done);
+	free(head);
+	if (err) {
+		w->error = err;
+		pr_err("cannot write the recording %s: %s\n", w->path,
+		       strerror(-err));
+	}
+	return err;
+}
+
+/*
+ * Between host order and the format's little-endian: the same swap both
+ * ways (and nothing on a little-endian host).
+ */
+static void rec_swap(struct mtg_rx_rec *r)
+{
+#if __BYTE_ORDER != __LITTLE_ENDIAN
+	size_t i;
+
+	r->rx_ns = htole64(r->rx_ns);
+	r->seq = htole64(r->seq);
+	r->sched_ns = htole64(r->sched_ns);
+	r->tx_ns = htole64(r->tx_ns);
+	for (i = 0; i < 4; i++)
+		r->tp_ns[i] = htole64(r->tp_ns[i]);
+	r->run_id = htole32(r->run_id);
+	r->tg_id = htole32(r->tg_id);
+	r->wrong_bits = htole32(r->wrong_bits);
+	r->len = htole16(r->len);
+	r->iface = htole16(r->iface);
+	r->flags = htole16(r->flags);
+	r->payload_len = htole16(r->payload_len);
+#else
+	(void)r;
+#endif
+}
+
+int rec_flush(struct recorder *w)
+{
+	size_t done;
+	off_t off;
+	int err;
+
+	if (w->error || !w->len)
+		return w->error;
+	off = (off_t)w->header_bytes + (off_t)(w->written * REC_SIZE);
+	err = pwrite_all(w->fd, w->buf, w->len, off, &done);
+	w->written += done / REC_SIZE;
+	if (err) {
+		/* Whatever part of a record made it to disk is cut off. */
+		w->not_written += (w->len - done / REC_SIZE * REC_SIZE) / REC_SIZE;
+		if (ftruncate(w->fd, (off_t)w->header_bytes +
+			      (off_t)(w->written * REC_SIZE)))
+			err = err ? err : -errno;
+		w->error = err;
+	}
+	w->len = 0;
+	return err;
+}
+
+int rec_add(struct recorder *w, const struct mtg_rx_rec *r)
+{
+	struct mtg_rx_rec *slot;
+
+	if (w->error) {
+		w->not_written++;
+		return w->error;
+	}
+	if (w->len + REC_SIZE > REC_BUF_BYTES && rec_flush(w)) {
+		w->not_written++;
+		return w->error;
+	}
+	slot = (struct mtg_rx_rec *)(w->buf + w->len);
+	memcpy(slot, r, REC_SIZE);
+	rec_swap(slot);
+	w->len += REC_SIZE;
+	return 0;
+}
+
+int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns)
+{
+	struct rec_file_header h;
+	struct rec_file_header old;
+	size_t done;
+	int err;
+
+	if (w->fd < 0)
+		return w->error;
+	rec_flush(w);
+	/* The metadata's length is in the header written at the start. */
+	if (pread(w->fd, &old, sizeof(old), 0) != (ssize_t)sizeof(old))
+		memset(&old, 0, sizeof(old));
+	header_fill(w, &h, le32toh(old.meta_bytes), REC_F_COMPLETE,
+		    ring_drops, end_ns);
+	/* Rewriting the first page needs no new space on a full disk. */
+	err = pwrite_all(w->fd, &h, sizeof(h), 0, &done);
+	if (!err && fsync(w->fd))
+		err = -errno;
+	if (close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	if (err && !w->error)
+		w->error = err;
+	free(w->buf);
+	w->buf = NULL;
+	return w->error;
+}
+
+void rec_abandon(struct recorder *w)
+{
+	if (w->fd >= 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	if (w->created)
+		unlink(w->path);
+	w->created = false;
+	free(w->buf);
+	w->buf = NULL;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Refuse path: a message, and -EINVAL. */
+__attribute__((format(printf, 2, 3)))
+static int refuse(struct rec_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mtgctl: %s: ", r->path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	rec_close(r);
+	return -EINVAL;
+}
+
+int rec_open(struct rec_reader *r, const char *path)
+{
+	struct rec_file_header h;
+	struct stat stb;
+	uint64_t body, claimed;
+	ssize_t n;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 || fstat(r->fd, &stb)) {
+		err = errno;
+		pr_err("cannot open %s: %s\n", path, strerror(err));
+		rec_close(r);
+		return -err;
+	}
+	if (!S_ISREG(stb.st_mode))
+		return refuse(r, "not a regular file");
+	r->size = (uint64_t)stb.st_size;
+	n = pread(r->fd, &h, sizeof(h), 0);
+	if (n < 0) {
+		err = errno;
+		pr_err("cannot read %s: %s\n", path, strerror(err));
+		rec_close(r);
+		return -err;
+	}
+	if (!n)
+		return refuse(r, "empty: not an mtg recording");
+	if (memcmp(h.magic, REC_MAGIC, min_size((size_t)n, sizeof(h.magic))))
+		return refuse(r, "not an mtg recording (no \\x89MTGREC\\n at its start)");
+	if ((size_t)n < sizeof(h))
+		return refuse(r, "truncated: %zd bytes, not even the 64-byte header",
+			      n);
+	r->h.version = le32toh(h.version);
+	r->h.header_bytes = le32toh(h.header_bytes);
+	r->h.record_bytes = le32toh(h.record_bytes);
+	r->h.flags = le32toh(h.flags);
+	r->h.records = le64toh(h.records);
+	r->h.not_written = le64toh(h.not_written);
+	r->h.ring_drops = le64toh(h.ring_drops);
+	r->h.end_ns = le64toh(h.end_ns);
+	r->h.meta_bytes = le32toh(h.meta_bytes);
+	memcpy(r->h.magic, h.magic, sizeof(h.magic));
+	if (r->h.version != REC_VERSION)
+		return refuse(r, "a recording of format version %u; this mtgctl reads version %u",
+			      r->h.version, REC_VERSION);
+	if (r->h.record_bytes != REC_SIZE)
+		return refuse(r, "damaged header: records of %u bytes, the format has %zu",
+			      r->h.record_bytes, REC_SIZE);
+	if (r->h.header_bytes % REC_ALIGN ||
+	    r->h.header_bytes < sizeof(h) + (uint64_t)r->h.meta_bytes)
+		return refuse(r, "damaged header: records at byte %u, metadata of %u bytes",
+			      r->h.header_bytes, r->h.meta_bytes);
+	if (r->size < r->h.header_bytes)
+		return refuse(r, "truncated: %llu bytes, the header and metadata alone take %u",
+			      (unsigned long long)r->size, r->h.header_bytes);
+	body = r->size - r->h.header_bytes;
+	r->records = body / REC_SIZE;
+	r->partial = body % REC_SIZE;
+	r->complete = r->h.flags & REC_F_COMPLETE;
+	if (r->complete) {
+		claimed = r->h.records;
+		if (r->records < claimed)
+			return refuse(r, "truncated: the header says %llu records, the file holds %llu%s",
+				      (unsigned long long)claimed,
+				      (unsigned long long)r->records,
+				      r->partial ? " and part of another" : "");
+		if (body != claimed * REC_SIZE)
+			return refuse(r, "%llu bytes follow the %llu records the header counts",
+				      (unsigned long long)(body - claimed * REC_SIZE),
+				      (unsigned long long)claimed);
+	}
+	return 0;
+}
+
+int64_t rec_read(struct rec_reader *r, uint64_t first, struct mtg_rx_rec *out,
+		 size_t n)
+{
+	size_t i, got;
+	ssize_t k;
+
+	if (first >= r->records)
+		return 0;
+	if (n > r->records - first)
+		n = (size_t)(r->records - first);
+	k = pread(r->fd, out, n * REC_SIZE,
+		  (off_t)(r->h.header_bytes + first * REC_SIZE));
+	if (k < 0)
+		return -errno;
+	got = (size_t)k / REC_SIZE;
+	for (i = 0; i < got; i++)
+		rec_swap(&out[i]);
+	return (int64_t)got;
+}
+
+void rec_close(struct rec_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recording file (Documentation/recording-format.rst): a 64-byte
+ * binary header, JSON metadata padded to a page boundary, then one
+ * little-endian struct mtg_rx_rec (96 bytes) per received packet, so that
+ * numpy maps the records with the dtype the metadata spells out.
+ *
+ * The header's counts are written when the recording is finished; a file
+ * whose COMPLETE flag is clear was not finished (the recorder died), and
+ * holds the records its length says. A write that fails (a full disk)
+ * ends the recording where the last whole record ends: the file stays
+ * valid, and what could not be written is counted in not_written.
+ */
+#ifndef MTGCTL_RECORDING_H
+#define MTGCTL_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kmod/uapi/mtg.h"
+
+#define REC_MAGIC		"\x89MTGREC\n"
+#define REC_VERSION		1
+#define REC_ALIGN		4096	/* records start on a page boundary */
+#define REC_F_COMPLETE		(1U << 0)	/* finished; counts are final */
+
+/* The fixed header at offset 0, little-endian. */
+struct rec_file_header {
+	char magic[8];		/* REC_MAGIC */
+	uint32_t version;	/* REC_VERSION */
+	uint32_t header_bytes;	/* offset of record 0, a multiple of REC_ALIGN */
+	uint32_t record_bytes;	/* sizeof(struct mtg_rx_rec) */
+	uint32_t flags;		/* REC_F_* */
+	uint64_t records;	/* records in the file (when complete) */
+	uint64_t not_written;	/* records received but not written */
+	uint64_t ring_drops;	/* packets the module's ring dropped */
+	uint64_t end_ns;	/* when the recording ended, CLOCK_TAI */
+	uint32_t meta_bytes;	/* JSON metadata at offset 64 */
+	uint32_t reserved;	/* zero */
+};
+
+struct recorder {
+	int fd;			/* -1: closed */
+	const char *path;
+	bool created;		/* we made the file (remove it if abandoned) */
+	uint8_t *buf;		/* records waiting to be written */
+	size_t len;		/* bytes in buf */
+	uint32_t header_bytes;
+	uint64_t written;	/* records in the file */
+	uint64_t not_written;
+	int error;		/* the first write error (negative errno) */
+};
+
+/*
+ * Create path for writing; an existing file is refused (-EEXIST) unless
+ * force. Prints what went wrong.
+ */
+int rec_create(struct recorder *w, const char *path, bool force);
+/* Write the header and the metadata (meta_bytes of JSON). */
+int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes);
+/*
+ * Add one record; written out in large blocks. After a write error, the
+ * record is only counted (not_written) and the error returned.
+ */
+int rec_add(struct recorder *w, const struct mtg_rx_rec *r);
+/* Write what is buffered. */
+int rec_flush(struct recorder *w);
+/*
+ * Finish: write the rest, the final counts and the COMPLETE flag, close.
+ * Returns the first error the recording met (0 if none).
+ */
+int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns);
+/* Nothing was recorded (the run never started): close, and remove the
+ * file if we created it. */
+void rec_abandon(struct recorder *w);
+
+/* A recording opened for reading, its header checked. */
+struct rec_reader {
+	int fd;
+	const char *path;
+	struct rec_file_header h;	/* host byte order */
+	uint64_t size;			/* bytes */
+	uint64_t records;		/* whole records in the file */
+	uint64_t partial;		/* bytes of a cut record at the end */
+	bool complete;			/* REC_F_COMPLETE */
+};
+
+/*
+ * Open and check path: an mtg recording of a format this mtgctl reads,
+ * whole. A truncated or foreign file is refused (-EINVAL), saying why; an
+ * unfinished one (no COMPLETE flag) is read as far as its whole records go.
+ */
+int rec_open(struct rec_reader *r, const char *path);
+/* Up to n records from index first into out (host byte order); how many. */
+int64_t rec_read(struct rec_reader *r, uint64_t first, struct mtg_rx_rec *out,
+		 size_t n);
+void rec_close(struct rec_reader *r);
+
+#endif /* MTGCTL_RECORDING_H */

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A TG as JSON (tg_json.h). */
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "tg_json.h"
+
+static void json_addr(struct json *j, const char *key, const struct idf_addr *a,
+		      uint16_t port)
+{
+	char addr[64];
+
+	json_key(j, key);
+	json_obj_begin(j);
+	if (a->family) {
+		idf_addr_str(a, addr, sizeof(addr));
+		json_kstr(j, "addr", addr);
+	} else {
+		json_knull(j, "addr");
+	}
+	json_ku64(j, "port", port);
+	json_obj_end(j);
+}
+
+static void json_pair(struct json *j, const char *key, const char *ka,
+		      uint64_t a, const char *kb, uint64_t b)
+{
+	if (key)
+		json_key(j, key);
+	json_obj_begin(j);
+	json_ku64(j, ka, a);
+	json_ku64(j, kb, b);
+	json_obj_end(j);
+}
+
+static void json_table(struct json *j, const struct tt *tt, bool entries)
+{
+	size_t i;
+
+	json_key(j, "table");
+	json_obj_begin(j);
+	json_kstr(j, "mode", tt->stream ? "stream" : "loop");
+	json_ku64(j, "len", tt->len);
+	json_ku64(j, "period_ns", tt->period_ns);
+	json_pair(j, "mean_gap_ns", "num", tt->mean_num, "den", tt->mean_den);
+	json_kbool(j, "exact", tt->exact);
+	if (entries) {
+		json_key(j, "entries");
+		json_arr_begin(j);
+		for (i = 0; i < tt->len; i++)
+			json_pair(j, NULL, "gap_ns", tt->entries[i].gap_ns,
+				  "len", tt->entries[i].len);
+		json_arr_end(j);
+	}
+	json_obj_end(j);
+}
+
+void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
+	     bool entries)
+{
+	char mac[18];
+
+	json_obj_begin(j);
+	json_ku64(j, "id", tg->id);
+	json_ku64(j, "line", tg->loc[IDF_KW_tgid].line);
+	json_kstr(j, "dev", tg->dev);
+	json_kstr(j, "netns", tg->netns[0] ? tg->netns : NULL);
+	if (idf_has(tg, IDF_KW_cpu))
+		json_ku64(j, "cpu", tg->cpu);
+	else
+		json_knull(j, "cpu");
+	json_kstr(j, "family", tg->dst.family == AF_INET6 ? "ipv6" : "ipv4");
+	json_addr(j, "src", &tg->src, idf_src_port(tg));
+	json_addr(j, "dst", &tg->dst, tg->dst.port);
+	json_ku64(j, "tos", tg->tos);
+	json_ku64(j, "ttl", tg->ttl);
+	json_kstr(j, "dist", idf_dist_name(tg->dist));
+	json_pair(j, "pkts", "max", tg->len_max, "min", tg->len_min);
+	if (idf_has(tg, IDF_KW_thro))
+		json_pair(j, "thro", "req", tg->thro_req, "min", tg->thro_min);
+	else
+		json_knull(j, "thro");
+	if (idf_has(tg, IDF_KW_inta))
+		json_pair(j, "inta_ns", "min", tg->inta_min, "max",
+			  tg->inta_max);
+	else
+		json_knull(j, "inta_ns");
+	json_ku64(j, "start_ns", tg->start);
+	json_ku64(j, "duration_ns", tg->duration);
+	json_ku64(j, "count", tg->count);
+	json_key(j, "patt");
+	json_obj_begin(j);
+	json_kstr(j, "kind", idf_patt_name(tg->patt));
+	json_ku64(j, "value", tg->patt_value);
+	json_ku64(j, "seed", idf_patt_seed(tg));
+	json_obj_end(j);
+	json_ku64(j, "seed", idf_seed(tg));
+	json_kstr(j, "path", idf_path_name(tg->path));
+	json_kstr(j, "mode", idf_mode_name(tg->mode));
+	json_kstr(j, "late", idf_late_name(tg->late));
+	if (idf_has(tg, IDF_KW_mac)) {
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+			 tg->mac[0], tg->mac[1], tg->mac[2], tg->mac[3],
+			 tg->mac[4], tg->mac[5]);
+		json_kstr(j, "mac", mac);
+	} else {
+		json_knull(j, "mac");
+	}
+	json_ku64(j, "threshold_ns", tg->threshold);
+	json_table(j, tt, entries);
+	json_obj_end(j);
+}

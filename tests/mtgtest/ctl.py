@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Running ctl/mtgctl from the VM tests: an IDF in the test's directory,
+`mtgctl run run.idf --batch` there (so messages say run.idf), the JSON
+summary it wrote."""
+
+import json
+import subprocess
+
+from mtgtest.system import ROOT
+
+MTGCTL = ROOT / "ctl/mtgctl"
+
+
+def write_idf(tmp_path, text):
+    (tmp_path / "run.idf").write_text(text)
+
+
+def mtgctl_run(tmp_path, *extra, summary="summary.json", timeout=600):
+    """mtgctl run run.idf --batch in tmp_path (so messages say run.idf)."""
+    args = [MTGCTL, "run", "run.idf", "--batch"]
+    if summary:
+        args += ["--json", summary]
+    return subprocess.run(args + list(extra), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def mtgctl_start(tmp_path, *extra):
+    return subprocess.Popen([MTGCTL, "run", "run.idf", "--batch", "--json",
+                             "summary.json", *extra], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def summary_of(tmp_path):
+    return json.loads((tmp_path / "summary.json").read_text())
