@@ -228,8 +228,10 @@ static u64 mtg_rx_stamp(struct sk_buff *skb, u16 *flags)
 static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
 {
 	u32 ipbuf[60 / sizeof(u32)];	/* the longest IP header, aligned */
+	const struct ipv6hdr *ip6h = NULL;
+	const struct iphdr *iph = NULL;
 	const struct mtg_hdr *h;
-	unsigned int l4, l4_len;
+	unsigned int l4, l4_len, ip_len;
 	struct udphdr _uh;
 	const struct udphdr *uh;
 	__wsum csum;
@@ -238,8 +240,6 @@ static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
 	if (skb_is_gso(skb))
 		return -EPROTONOSUPPORT;
 	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph;
-
 		iph = skb_header_pointer(skb, 0, sizeof(*iph), ipbuf);
 		if (!iph || iph->version != 4 || iph->ihl < 5 ||
 		    iph->protocol != IPPROTO_UDP ||
@@ -251,22 +251,10 @@ static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
 			return -EPROTONOSUPPORT;
 		pkt->ttl = iph->ttl;
 		pkt->tos = iph->tos;
-		/* No MTG frame needs Ethernet padding: lengths must agree. */
-		if (ip_fast_csum(iph, iph->ihl) || ntohs(iph->tot_len) != skb->len)
+		ip_len = ntohs(iph->tot_len);
+		if (ip_fast_csum(iph, iph->ihl))
 			pkt->flags |= MTG_RX_F_CSUM_BAD;
-		l4_len = skb->len - min(l4, skb->len);
-		if (l4_len < sizeof(*uh) + MTG_HDR_LEN)
-			return -EPROTONOSUPPORT;
-		uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
-		if (!uh)
-			return -EPROTONOSUPPORT;
-		csum = skb_checksum(skb, l4, l4_len, 0);
-		csum_ok = !uh->check ||
-			  !csum_tcpudp_magic(iph->saddr, iph->daddr, l4_len,
-					     IPPROTO_UDP, csum);
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6h;
-
 		ip6h = skb_header_pointer(skb, 0, sizeof(*ip6h), ipbuf);
 		if (!ip6h || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
 			return -EPROTONOSUPPORT;
@@ -274,21 +262,27 @@ static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
 		pkt->ttl = ip6h->hop_limit;
 		pkt->tos = ipv6_get_dsfield(ip6h);
 		l4 = sizeof(*ip6h);
-		if (ntohs(ip6h->payload_len) + l4 != skb->len)
-			pkt->flags |= MTG_RX_F_CSUM_BAD;
-		l4_len = skb->len - min(l4, skb->len);
-		if (l4_len < sizeof(*uh) + MTG_HDR_LEN)
-			return -EPROTONOSUPPORT;
-		uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
-		if (!uh)
-			return -EPROTONOSUPPORT;
-		/* UDP over IPv6 always carries a checksum. */
-		csum = skb_checksum(skb, l4, l4_len, 0);
-		csum_ok = !csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, l4_len,
-					   IPPROTO_UDP, csum);
+		ip_len = ntohs(ip6h->payload_len) + l4;
 	} else {
 		return -EPROTONOSUPPORT;
 	}
+	/* No MTG frame needs Ethernet padding: the lengths must agree. */
+	if (ip_len != skb->len)
+		pkt->flags |= MTG_RX_F_CSUM_BAD;
+	l4_len = skb->len - min(l4, skb->len);
+	if (l4_len < sizeof(*uh) + MTG_HDR_LEN)
+		return -EPROTONOSUPPORT;
+	uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
+	if (!uh)
+		return -EPROTONOSUPPORT;
+	csum = skb_checksum(skb, l4, l4_len, 0);
+	if (iph)	/* a zero checksum: none, which IPv4 allows */
+		csum_ok = !uh->check ||
+			  !csum_tcpudp_magic(iph->saddr, iph->daddr, l4_len,
+					     IPPROTO_UDP, csum);
+	else
+		csum_ok = !csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, l4_len,
+					   IPPROTO_UDP, csum);
 
 	h = skb_header_pointer(skb, l4 + sizeof(*uh), MTG_HDR_LEN, &pkt->h);
 	if (!h || h->magic != htonl(MTG_HDR_MAGIC))
