@@ -148,6 +148,23 @@ static void do_open(const char *dev)
 	sessions[nr_sessions++] = fd;
 }
 
+/*
+ * Its TGs and interfaces went with it: steering them through a descriptor
+ * number that a later open may reuse would mostly miss, and the commands
+ * behind a TG or interface id would too seldom succeed to be fuzzed.
+ */
+static void forget_session(int fd)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (started[i].fd == fd)
+			started[i].id = 0;
+		if (added[i].fd == fd)
+			added[i].id = 0;
+	}
+}
+
 static void do_close(void)
 {
 	int i;
@@ -156,6 +173,7 @@ static void do_close(void)
 		return;
 	i = (int)rnd_below(nr_sessions);
 	note("close", close(sessions[i]));
+	forget_session(sessions[i]);
 	sessions[i] = sessions[--nr_sessions];
 }
 

@@ -35,28 +35,36 @@ def fuzz(seed, calls, target):
                             text=True)
 
 
-def finish(proc):
+def run_fuzzer(proc):
     out, _ = proc.communicate(timeout=900)
-    assert proc.returncode == 0, out
-    # Every command and mmap succeeded sometimes: the fuzzer got past the
-    # argument checks into the code behind them.
-    line = [x for x in out.splitlines() if "successes:" in x][0]
-    counts = dict(item.split("=") for item in line.split(":", 2)[2].split())
-    assert all(int(n) > 0 for n in counts.values()), line
     print(out)
+    assert proc.returncode == 0, out
+    assert " 0 check failures" in out, out
     return out
 
 
+def check_successes(outs):
+    """Every command and mmap succeeded in some run: the fuzzers got past
+    the argument checks into the code behind them. (In one run a rarely
+    successful command may miss: which TGs are still alive when they are
+    steered depends on timing, not only on the seed.)"""
+    successes = {}
+    for out in outs:
+        line = [x for x in out.splitlines() if "successes:" in x][0]
+        for item in line.split(":", 2)[2].split():
+            name, n = item.split("=")
+            successes[name] = successes.get(name, 0) + int(n)
+    assert all(n > 0 for n in successes.values()), successes
+
+
 def test_fuzz_sequential(mtg, target):
-    for seed in (1, 2, 3):
-        out = finish(fuzz(seed, 25000, target))
-        assert "0 check failures" in out
+    check_successes([run_fuzzer(fuzz(seed, 25000, target))
+                     for seed in (1, 2, 3)])
 
 
 def test_fuzz_concurrent(mtg, target):
     """Two fuzzers at once, so that sessions race in the kernel."""
     procs = [fuzz(seed, 20000, target) for seed in (11, 12)]
-    for proc in procs:
-        finish(proc)
+    check_successes([run_fuzzer(proc) for proc in procs])
     unload_module()  # every session of the fuzzers is gone
     load_module()

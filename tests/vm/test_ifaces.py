@@ -40,7 +40,10 @@ def test_bad_arguments(session, veth, tmp_path):
     assert e(session.iface_add, 0) == errno.EINVAL
     assert e(session.iface_add, 2**31) == errno.EINVAL
     assert e(session.iface_add, 999999) == errno.ENODEV
-    assert e(session.iface_add, good, flags=1) == errno.EINVAL
+    assert e(session.iface_add, good, flags=1 << 2) == errno.EINVAL
+    assert e(session.iface_add, good, flags=1 << 31) == errno.EINVAL
+    # Pass-through means nothing without receiving.
+    assert e(session.iface_add, good, flags=2) == errno.EINVAL
     assert e(session.iface_add, good, id=5) == errno.EINVAL
     assert e(session.iface_add, good, netns_fd=987) == errno.EBADF
     assert e(session.iface_add, good, netns_fd=2**31) == errno.EBADF
