@@ -69,7 +69,6 @@ static int scan(struct info *in)
 static void print_text(const struct info *in)
 {
 	const struct rec_reader *r = &in->r;
-	struct hist_summary owd;
 	size_t i;
 
 	printf("%s: mtg recording, format %u, %s\n", r->path, r->h.version,
@@ -85,15 +84,9 @@ static void print_text(const struct info *in)
 	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
 	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
 	for (i = 0; i < in->flows.n; i++) {
-		const struct meter *m = in->flows.all[i];
-
-		owd_of_meter(m, &owd);
-		printf("run %u tg %u: %" PRIu64 " received, %" PRIu64 " lost (gaps), %" PRIu64 " duplicates, %" PRIu64 " reordered, %" PRIu64 " bit_errors",
-		       m->run_id, m->tg_id, m->received, meter_lost(m, -1),
-		       m->duplicates, m->reordered, m->bit_errors);
-		if (owd.valid)
-			printf(", owd p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64 " ns",
-			       owd.p50, owd.p99, owd.max);
+		printf("run %u tg %u: ", in->flows.all[i]->run_id,
+		       in->flows.all[i]->tg_id);
+		meter_print(stdout, in->flows.all[i], -1);
 		printf("\n");
 	}
 }

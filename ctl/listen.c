@@ -46,24 +46,11 @@ static void elapsed(uint64_t t0, uint64_t now)
 static void report(const struct listening *ls)
 {
 	const struct meter_set *ms = &ls->rx.meters;
-	struct hist_summary owd;
 	size_t i;
 
 	for (i = 0; i < ms->n; i++) {
-		const struct meter *m = ms->all[i];
-
-		owd_of_meter(m, &owd);
-		printf("run %u tg %u: %llu received, %llu lost, %llu duplicates, %llu reordered, %llu bit_errors",
-		       m->run_id, m->tg_id, (unsigned long long)m->received,
-		       (unsigned long long)meter_lost(m, -1),
-		       (unsigned long long)m->duplicates,
-		       (unsigned long long)m->reordered,
-		       (unsigned long long)m->bit_errors);
-		if (owd.valid)
-			printf(", owd p50 %llu p99 %llu max %llu ns",
-			       (unsigned long long)owd.p50,
-			       (unsigned long long)owd.p99,
-			       (unsigned long long)owd.max);
+		printf("run %u tg %u: ", ms->all[i]->run_id, ms->all[i]->tg_id);
+		meter_print(stdout, ms->all[i], -1);
 		printf("\n");
 	}
 	listening_report(ls, stdout);

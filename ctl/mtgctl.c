@@ -232,9 +232,9 @@ static void usage(FILE *out)
 		"  mtgctl check examples/demo.idf\n"
 		"  mtgctl check examples/demo.idf --json | jq '.tgs[0].table.len'\n"
 		"  sudo mtgctl run examples/demo.idf --batch --json demo.json\n"
-		"  sudo mtgctl run examples/loop.idf --batch -o loop.rec --json loop.json\n"
+		"  sudo mtgctl run examples/demo.idf --batch -o demo.rec --json demo.json\n"
 		"  sudo mtgctl listen eth1 -o received.rec --duration 60\n"
-		"  mtgctl info loop.rec\n");
+		"  mtgctl info demo.rec\n");
 }
 
 /*

@@ -70,8 +70,7 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off,
 }
 
 static void header_fill(const struct recorder *w, struct rec_file_header *h,
-			uint32_t meta_bytes, uint32_t flags,
-			uint64_t ring_drops, uint64_t end_ns)
+			uint32_t flags, uint64_t ring_drops, uint64_t end_ns)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, REC_MAGIC, sizeof(h->magic));
@@ -83,7 +82,7 @@ static void header_fill(const struct recorder *w, struct rec_file_header *h,
 	h->not_written = htole64(w->not_written);
 	h->ring_drops = htole64(ring_drops);
 	h->end_ns = htole64(end_ns);
-	h->meta_bytes = htole32(meta_bytes);
+	h->meta_bytes = htole32(w->meta_bytes);
 }
 
 int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
@@ -100,7 +99,8 @@ int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
 	if (!head)
 		return -ENOMEM;
 	w->header_bytes = (uint32_t)total;
-	header_fill(w, &h, (uint32_t)meta_bytes, 0, 0, 0);
+	w->meta_bytes = (uint32_t)meta_bytes;
+	header_fill(w, &h, 0, 0, 0);
 	memcpy(head, &h, sizeof(h));
 	memcpy(head + sizeof(h), meta, meta_bytes);
 	err = pwrite_all(w->fd, head, total, 0, &done);
@@ -185,18 +185,13 @@ int rec_add(struct recorder *w, const struct mtg_rx_rec *r)
 int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns)
 {
 	struct rec_file_header h;
-	struct rec_file_header old;
 	size_t done;
 	int err;
 
 	if (w->fd < 0)
 		return w->error;
 	rec_flush(w);
-	/* The metadata's length is in the header written at the start. */
-	if (pread(w->fd, &old, sizeof(old), 0) != (ssize_t)sizeof(old))
-		memset(&old, 0, sizeof(old));
-	header_fill(w, &h, le32toh(old.meta_bytes), REC_F_COMPLETE,
-		    ring_drops, end_ns);
+	header_fill(w, &h, REC_F_COMPLETE, ring_drops, end_ns);
 	/* Rewriting the first page needs no new space on a full disk. */
 	err = pwrite_all(w->fd, &h, sizeof(h), 0, &done);
 	if (!err && fsync(w->fd))

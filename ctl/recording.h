@@ -47,6 +47,7 @@ struct recorder {
 	uint8_t *buf;		/* records waiting to be written */
 	size_t len;		/* bytes in buf */
 	uint32_t header_bytes;
+	uint32_t meta_bytes;
 	uint64_t written;	/* records in the file */
 	uint64_t not_written;
 	int error;		/* the first write error (negative errno) */

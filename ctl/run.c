@@ -363,7 +363,7 @@ static int watch(struct run *r)
 			got = listening_poll(&r->ls, now);
 			if (got < 0) {
 				kill_all(r);
-				ret = poll_all(r);
+				poll_all(r);	/* the counters at the end */
 				return (int)got;
 			}
 		}
@@ -383,13 +383,10 @@ static int watch(struct run *r)
 			}
 			next_stats = now + POLL_NS;
 		}
+		/* What is left in the ring, listening_end() takes. */
 		if (ended && (now >= drain_end || signals > 1 ||
-			      r->ls.write_failed)) {
-			if (r->listening && !r->ls.write_failed &&
-			    listening_poll(&r->ls, now) < 0)
-				return -EPROTO;
+			      r->ls.write_failed))
 			return 0;
-		}
 		if (now >= next) {
 			progress(r, now);
 			while (next <= now)
@@ -404,7 +401,7 @@ static int watch(struct run *r)
 
 static void report(const struct run *r)
 {
-	struct hist_summary l, owd;
+	struct hist_summary l;
 	size_t i;
 
 	for (i = 0; i < r->ntgs; i++) {
@@ -427,18 +424,8 @@ static void report(const struct run *r)
 			       (unsigned long long)l.p99,
 			       (unsigned long long)l.max);
 		if (m) {
-			owd_of_meter(m, &owd);
-			printf("; %llu received, %llu lost, %llu duplicates, %llu reordered, %llu bit_errors",
-			       (unsigned long long)m->received,
-			       (unsigned long long)meter_lost(m, (int64_t)st->sent),
-			       (unsigned long long)m->duplicates,
-			       (unsigned long long)m->reordered,
-			       (unsigned long long)m->bit_errors);
-			if (owd.valid)
-				printf(", owd p50 %llu p99 %llu max %llu ns",
-				       (unsigned long long)owd.p50,
-				       (unsigned long long)owd.p99,
-				       (unsigned long long)owd.max);
+			printf("; ");
+			meter_print(stdout, m, (int64_t)st->sent);
 		}
 		printf("\n");
 	}

@@ -27,6 +27,25 @@ void owd_of_meter(const struct meter *m, struct hist_summary *l)
 	hist_summarize(m->owd_hist, m->owd_max, m->owd_sum, l);
 }
 
+void meter_print(FILE *f, const struct meter *m, int64_t sent)
+{
+	struct hist_summary owd;
+
+	fprintf(f, "%llu received, %llu lost%s, %llu duplicates, %llu reordered, %llu bit_errors",
+		(unsigned long long)m->received,
+		(unsigned long long)meter_lost(m, sent),
+		sent < 0 ? " (gaps)" : "",
+		(unsigned long long)m->duplicates,
+		(unsigned long long)m->reordered,
+		(unsigned long long)m->bit_errors);
+	owd_of_meter(m, &owd);
+	if (owd.valid)
+		fprintf(f, ", owd p50 %llu p99 %llu max %llu ns",
+			(unsigned long long)owd.p50,
+			(unsigned long long)owd.p99,
+			(unsigned long long)owd.max);
+}
+
 /* key: {p50, p99, p999, max, mean} or their nulls; only what is listed. */
 static void percentiles_json(struct json *j, const char *key,
 			     const struct hist_summary *l, bool p999)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../kmod/uapi/mtg.h"
 #include "hist.h"
@@ -57,6 +58,12 @@ void lateness_from_stats(const struct mtg_tg_stats *st,
 			 struct hist_summary *l);
 /* The one-way delay percentiles of a meter. */
 void owd_of_meter(const struct meter *m, struct hist_summary *l);
+
+/*
+ * A flow's receiving side in words: "R received, L lost, ..." and its
+ * one-way delay; sent < 0 when unknown (lost then counts the gaps).
+ */
+void meter_print(FILE *f, const struct meter *m, int64_t sent);
 
 /* Write path atomically (a temporary file, then rename). 0 or -errno. */
 int summary_write(const char *path, const struct summary *s);

@@ -5,6 +5,7 @@ module: files written here by the format's description are read by
 refused with a message that says what is wrong."""
 
 import json
+import pathlib
 import struct
 import subprocess
 
@@ -15,6 +16,7 @@ from mtgtest import abi
 from mtgtest.recording import HEADER, MAGIC, Recording, RecordingError
 
 DTYPE = np.dtype(abi.RxRec)
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def meta(**extra):
@@ -155,3 +157,19 @@ def test_not_a_file(mtgctl, tmp_path):
 def test_header_is_64_bytes():
     assert HEADER.size == 64 and struct.calcsize("<8s") == len(MAGIC)
     assert DTYPE.itemsize == 96
+
+
+def test_the_documented_reader_runs(tmp_path, monkeypatch):
+    """Documentation/recording-format.rst's numpy example, as written,
+    on a recording of five packets."""
+    page = (ROOT / "Documentation/recording-format.rst").read_text()
+    block = page.split(".. code-block:: python\n", 1)[1]
+    code = "\n".join(line[3:] for line in
+                     block.split("\n\n(")[0].splitlines()).strip()
+    write_recording(tmp_path / "loop.rec", records([(3, 1, range(5))]))
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    exec(compile(code, "recording-format.rst", "exec"),
+         {"print": printed.append})
+    assert len(printed) == 1
+    assert list(printed[0]) == [5_002.0, 5_003.96]

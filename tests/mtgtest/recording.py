@@ -71,3 +71,8 @@ class Recording:
 
     def __len__(self):
         return len(self.records)
+
+    def close(self):
+        """Let go of the mapping (the file can then be removed, its file
+        system unmounted)."""
+        self.records = np.zeros(0, dtype=self.records.dtype)

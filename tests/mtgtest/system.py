@@ -90,3 +90,19 @@ def virtio_nets():
 def tai_ns():
     """Now, CLOCK_TAI ns: the clock of every timestamp of the ABI."""
     return time.clock_gettime_ns(time.CLOCK_TAI)
+
+
+def no_port_counters(ns=None):
+    """In namespace ns (None: ours), datagrams to no socket (UDP, UDP6)
+    and ICMP destination-unreachables sent (ICMP, ICMPv6)."""
+    cat = ["ip", "netns", "exec", ns, "cat"] if ns else ["cat"]
+    snmp = run(*cat, "/proc/net/snmp").stdout
+    rows = [line.split() for line in snmp.splitlines()]
+    table = {}
+    for names, values in zip(rows[::2], rows[1::2]):
+        table.update({(names[0], n): v for n, v in zip(names[1:], values[1:])})
+    snmp6 = dict(line.split() for line in run(
+        *cat, "/proc/net/snmp6").stdout.splitlines())
+    return (int(table[("Udp:", "NoPorts")]),
+            int(table[("Icmp:", "OutDestUnreachs")]),
+            int(snmp6["Udp6NoPorts"]), int(snmp6["Icmp6OutDestUnreachs"]))
