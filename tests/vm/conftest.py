@@ -96,6 +96,23 @@ def veth():
 
 
 @pytest.fixture
+def make_link(netns, veth):
+    """Factory of mtgtest.tg.Link: a veth pair, a here, b in a new
+    namespace, addressed (IPv4 or IPv6). test_mtgctl.py has its own."""
+    def make(family=4):
+        ns = netns()
+        a, b = veth(b_ns=ns)
+        return address_link(a, b, ns, family)
+    return make
+
+
+@pytest.fixture(params=[4, 6], ids=["ipv4", "ipv6"])
+def link(request, make_link):
+    """A Link of each family."""
+    return make_link(request.param)
+
+
+@pytest.fixture
 def virtio_link(request, netns):
     """The two virtio_net devices wired back to back (MTG_VM_NETWORK=loop):
     one moves into a namespace for the test, and everything is put back

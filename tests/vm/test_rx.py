@@ -26,27 +26,13 @@ import pytest
 
 from mtgtest import abi, wire
 from mtgtest.capture import Capture
-from mtgtest.system import ifindex, run, tai_ns
-from mtgtest.tg import LEAD_NS, MS, S, TgSession, address_link, new_run_id
+from mtgtest.system import ifindex, no_port_counters, run, tai_ns
+from mtgtest.tg import LEAD_NS, MS, S, TgSession, new_run_id
 
 RX_RECORDS = 4096
 # Data packets and the ICMP errors that must never come back.
 BPF = ("udp or (icmp and icmp[icmptype] == icmp-unreach) "
        "or (icmp6 and ip6[40] == 1)")
-
-
-@pytest.fixture
-def make_link(netns, veth):
-    def make(family=4):
-        ns = netns()
-        a, b = veth(b_ns=ns)
-        return address_link(a, b, ns, family)
-    return make
-
-
-@pytest.fixture(params=[4, 6], ids=["ipv4", "ipv6"])
-def link(request, make_link):
-    return make_link(request.param)
 
 
 @pytest.fixture
@@ -100,20 +86,6 @@ def ctrl_until(sess, pred, timeout=30):
             f"no such control record in {[(c.type, c.tg_id) for c in out]}"
         time.sleep(0.05)
     return out
-
-
-def no_port_counters(ns):
-    """Datagrams to no socket, and ICMP destination-unreachables sent."""
-    snmp = run("ip", "netns", "exec", ns, "cat", "/proc/net/snmp").stdout
-    rows = [line.split() for line in snmp.splitlines()]
-    table = {}
-    for names, values in zip(rows[::2], rows[1::2]):
-        table.update({(names[0], n): v for n, v in zip(names[1:], values[1:])})
-    snmp6 = dict(line.split() for line in run(
-        "ip", "netns", "exec", ns, "cat", "/proc/net/snmp6").stdout.splitlines())
-    return (int(table[("Udp:", "NoPorts")]),
-            int(table[("Icmp:", "OutDestUnreachs")]),
-            int(snmp6["Udp6NoPorts"]), int(snmp6["Icmp6OutDestUnreachs"]))
 
 
 def counters(**nonzero):

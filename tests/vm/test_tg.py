@@ -33,23 +33,6 @@ from mtgtest.tg import (ENDED, LEAD_NS, MAX_LEN, MIN_LEN, MS, RUN_NS, S,
                         TgSession, address_link, expected_count, new_run_id,
                         sleep_until)
 
-# --- links: a sending end in this namespace, a receiving end in another ----
-
-@pytest.fixture
-def make_link(netns, veth):
-    """Factory: a veth pair, a here, b in a new namespace, addressed."""
-    def make(family=4):
-        ns = netns()
-        a, b = veth(b_ns=ns)
-        return address_link(a, b, ns, family)
-    return make
-
-
-@pytest.fixture(params=[4, 6], ids=["ipv4", "ipv6"])
-def link(request, make_link):
-    return make_link(request.param)
-
-
 @pytest.fixture
 def tgs(mtg):
     sess = TgSession()

@@ -1,0 +1,495 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""mtgctl's receiving side against the module, in MTG's loop-back
+configuration: TGs send from a sender namespace, through a namespace
+acting as the network under test (forwarding, netem on its way out), back
+to an interface the same mtgctl listens on.
+
+A capture on the receiving interface sees every frame just before mtg's
+hook does and is the witness: the recording holds the same frames in the
+same order, and the summary's counts are what the capture shows under the
+same definitions (received: distinct sequence numbers; duplicates;
+reordered as RFC 4737 has it). Where netem's randomness decides (loss,
+duplication, corruption; it cannot be seeded), the counts are tested
+against the binomial distribution netem's parameters give, two-sided at
+significance ALPHA: a correct mtg fails such a test once in a thousand
+runs. No timing thresholds: the one-way delays are only checked against
+the delay netem adds, with a wide margin.
+"""
+
+import dataclasses
+import itertools
+import json
+import math
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from mtgtest import abi, wire
+from mtgtest.capture import Capture
+from mtgtest.ctl import MTGCTL, mtgctl_run, mtgctl_start, summary_of, write_idf
+from mtgtest.recording import Recording
+from mtgtest.system import no_port_counters, run, unique
+
+ALPHA = 0.001
+MS = 1_000_000
+START_DELAY = "3"
+BPF = ("udp or (icmp and icmp[icmptype] == icmp-unreach) "
+       "or (icmp6 and ip6[40] == 1)")
+
+_nets = itertools.count(1)
+
+
+# --- the loop: sender -> network under test -> receiver ------------------------
+
+@dataclasses.dataclass
+class Loop:
+    ns_s: str           # the sender's namespace, interface a
+    ns_n: str           # the network under test: b (from a), c (to r)
+    ns_r: str           # the receiver's namespace (None: mtgctl's own)
+    a: str
+    c: str
+    r: str
+    family: int
+    dst: str            # r's address
+
+    def listen(self):
+        return f"{self.r}@{self.ns_r}" if self.ns_r else self.r
+
+    def netem(self, *args):
+        run("ip", "netns", "exec", self.ns_n, "tc", "qdisc", "add", "dev",
+            self.c, "root", "netem", *args)
+
+    def capture(self):
+        return Capture(self.r, ns=self.ns_r, bpf=BPF)
+
+
+def in_ns(ns, *cmd):
+    run(*(["ip", "netns", "exec", ns] if ns else []), *cmd)
+
+
+@pytest.fixture
+def make_loop(mtg, netns):
+    def make(family=4, receiver_in_root=False):
+        n = 100 + next(_nets)
+        ns_s, ns_n = netns(), netns()
+        ns_r = None if receiver_in_root else netns()
+        a, b, c, r = (unique(x) for x in ("la", "lb", "lc", "lr"))
+        run("ip", "link", "add", a, "netns", ns_s, "type", "veth", "peer",
+            "name", b, "netns", ns_n)
+        run("ip", "link", "add", c, "netns", ns_n, "type", "veth", "peer",
+            "name", r, *(["netns", ns_r] if ns_r else []))
+        if family == 4:
+            net = [f"10.{n}.1.1/24", f"10.{n}.1.2/24", f"10.{n}.2.1/24",
+                   f"10.{n}.2.2/24"]
+            routes = [(ns_s, f"10.{n}.2.0/24", f"10.{n}.1.2"),
+                      (ns_r, f"10.{n}.1.0/24", f"10.{n}.2.1")]
+            in_ns(ns_n, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+            extra = []
+        else:
+            net = [f"fd00:{n}:1::1/64", f"fd00:{n}:1::2/64",
+                   f"fd00:{n}:2::1/64", f"fd00:{n}:2::2/64"]
+            routes = [(ns_s, f"fd00:{n}:2::/64", f"fd00:{n}:1::2"),
+                      (ns_r, f"fd00:{n}:1::/64", f"fd00:{n}:2::1")]
+            in_ns(ns_n, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+            extra = ["nodad"]
+        for ns, dev, addr in ((ns_s, a, net[0]), (ns_n, b, net[1]),
+                              (ns_n, c, net[2]), (ns_r, r, net[3])):
+            in_ns(ns, "ip", "addr", "add", addr, "dev", dev, *extra)
+            in_ns(ns, "ip", "link", "set", dev, "up")
+        for ns, prefix, via in routes:
+            in_ns(ns, "ip", "route", "add", prefix, "via", via)
+        # The network under test knows r's MAC address from the start:
+        # while it resolves one, it queues packets and flushes them from
+        # one CPU as later ones come through the other: reordering that
+        # a test of a clean network does not want.
+        r_mac = run(*(["ip", "netns", "exec", ns_r] if ns_r else []), "cat",
+                    f"/sys/class/net/{r}/address").stdout.strip()
+        in_ns(ns_n, "ip", "neigh", "replace", net[3].split("/")[0],
+              "lladdr", r_mac, "dev", c, "nud", "permanent")
+        # One CPU takes every packet r receives (RPS): the capture and the
+        # hook, which run one after the other for each packet, then see
+        # them in the same order whichever CPU netem sent them from.
+        in_ns(ns_r, "sh", "-c",
+              f"echo 1 > /sys/class/net/{r}/queues/rx-0/rps_cpus")
+        return Loop(ns_s, ns_n, ns_r, a, c, r, family, net[3].split("/")[0])
+    return make
+
+
+# --- what the witness says -------------------------------------------------------
+
+def witness(frames, run_id):
+    """The frames the hook records, as the module's rules see them (in
+    capture order): [(frame, RxView)], and any other frame."""
+    ours, others = [], []
+    for f in frames:
+        view = wire.rx_view(f.data)
+        if view and not view.ctrl and (view.flags & abi.RX_F_HDR_CORRUPT or
+                                       view.hdr.run_id == run_id):
+            ours.append((f, view))
+        else:
+            others.append(f)
+    return ours, others
+
+
+def rfc4737(seqs):
+    """received (distinct), duplicates, reordered (below the next expected
+    sequence number, duplicates aside), in arrival order."""
+    seen, next_exp, reordered = set(), None, 0
+    for s in seqs:
+        if s in seen:
+            continue
+        if next_exp is not None and s < next_exp:
+            reordered += 1
+        else:
+            next_exp = s + 1
+        seen.add(s)
+    return len(seen), len(seqs) - len(seen), reordered
+
+
+def binomial_interval(n, p, alpha=ALPHA):
+    """[lo, hi]: a Binomial(n, p) count falls below lo, or above hi, with
+    probability at most alpha / 2 each."""
+    logs = [math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+            + k * math.log(p) + (n - k) * math.log1p(-p) for k in range(n + 1)]
+    pmf = [math.exp(x) for x in logs]
+    lo, tail = 0, 0.0
+    while tail + pmf[lo] <= alpha / 2:
+        tail += pmf[lo]
+        lo += 1
+    hi, tail = n, 0.0
+    while tail + pmf[hi] <= alpha / 2:
+        tail += pmf[hi]
+        hi -= 1
+    return lo, hi
+
+
+def tai_offset_ns():
+    diff = time.clock_gettime_ns(time.CLOCK_TAI) - time.time_ns()
+    return round(diff / 1e9) * 1_000_000_000
+
+
+def globals_idf(loop, count, length, listen=True, out=None, tg_netns=None):
+    """The globals of a run from loop.a; the TGs' namespace global, or
+    (tg_netns) left for each TG to give."""
+    text = f"dev {loop.a}\n" if tg_netns else f"netns {loop.ns_s} dev {loop.a}\n"
+    if listen:
+        text = f"listen {loop.listen()}\n" + text
+    if out:
+        text = f"out {out}\n" + text
+    return text + (f"dist fixed pkts fixed {length} {length} inta 1ms "
+                   f"count {count} patt random\n")
+
+
+def dst(loop, port):
+    return (f"{loop.dst}:{port}" if loop.family == 4
+            else f"[{loop.dst}]:{port}")
+
+
+def check_recording(path, s, idf_text, ours):
+    """The recording: complete, what the summary says, the frames of the
+    witness in the same order, its metadata the run's."""
+    rec = Recording(path)
+    assert rec.complete
+    assert rec.records.dtype == np.dtype(abi.RxRec), \
+        "the metadata's dtype is not the uapi header's struct mtg_rx_rec"
+    assert len(rec) == s["recording"]["records"] == s["rx"]["packets"]
+    assert (rec.header["not_written"], rec.header["ring_drops"]) == \
+        (s["recording"]["not_written"], s["ring_drops"])
+    meta = rec.meta
+    assert (meta["format"], meta["command"], meta["run_id"]) == \
+        ("mtg-recording", "run", s["run_id"])
+    assert meta["idf"]["text"] == idf_text
+    assert [t["id"] for t in meta["tgs"]] == [t["id"] for t in s["tgs"]]
+    assert meta["clock"]["id"] == "CLOCK_TAI"
+    if ours is not None:
+        r = rec.records
+        assert len(r) == len(ours)
+        assert [(int(a), int(b)) for a, b in zip(r["tg_id"], r["seq"])] == \
+            [(v.hdr.tg_id, v.hdr.seq) for _, v in ours]
+        stamp = r["flags"] & abi.RX_F_STAMP
+        assert set(stamp) == {abi.RX_STAMP_SW}
+        off = tai_offset_ns()
+        assert list(r["rx_ns"]) == [f.ts_ns + off for f, _ in ours]
+        assert list(r["flags"] & (0xFFFF ^ abi.RX_F_STAMP)) == \
+            [v.flags for _, v in ours]
+        assert list(r["wrong_bits"]) == [v.wrong_bits for _, v in ours]
+    return rec
+
+
+def check_info(path, s):
+    """mtgctl info counts the recording's flows as the run counted them."""
+    res = subprocess.run([MTGCTL, "info", path, "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    flows = {f["tg_id"]: f for f in json.loads(res.stdout)["flows"]}
+    for tg in s["tgs"]:
+        f = flows.get(tg["id"])
+        if f is None:
+            assert tg["received"] == 0
+            continue
+        assert (f["received"], f["duplicates"], f["reordered"],
+                f["bit_errors"], f["bits"]) == \
+            (tg["received"], tg["duplicates"], tg["reordered"],
+             tg["bit_errors"], tg["bits"])
+        assert f["owd_ns"] == {k: tg["owd_ns"][k]
+                               for k in ("p50", "p99", "max", "mean")}
+
+
+# --- the tests --------------------------------------------------------------------
+
+def test_loss_duplicates_reordering(make_loop, tmp_path):
+    """netem on the way back: loss 1%, duplicate 0.5%, a delay of 10 ms
+    plus up to 2 ms of jitter (which reorders). 4 TGs of 5000 packets:
+    per TG, sent = received + lost, and duplicates and reorderings as the
+    capture shows them; loss and duplication within the binomial
+    interval; one-way delays at or above 10 ms and close to it; no ICMP
+    error comes back."""
+    loop = make_loop(4)
+    loop.netem("delay", "11ms", "1ms", "loss", "1%", "duplicate", "0.5%")
+    text = (globals_idf(loop, 5000, 200) +
+            "".join(f"tgid {i} dst {dst(loop, 9000 + i)}\n"
+                    for i in range(1, 5)))
+    write_idf(tmp_path, text)
+    before = no_port_counters(loop.ns_r)
+    with loop.capture() as cap:
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
+                         "run.rec", "--drain", "2")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert cap.lossless, cap.stderr
+    s = summary_of(tmp_path)
+    ours, others = witness(cap.frames, s["run_id"])
+    assert others == [], "frames that are not this run's (ICMP errors?)"
+    assert no_port_counters(loop.ns_r) == before
+
+    for tg in s["tgs"]:
+        assert tg["sent"] == 5000
+        seqs = [v.hdr.seq for _, v in ours if v.hdr.tg_id == tg["id"]]
+        assert (tg["received"], tg["duplicates"], tg["reordered"]) == \
+            rfc4737(seqs)
+        assert tg["received"] + tg["lost"] == tg["sent"]
+        assert (tg["bit_errors"], tg["ber"], tg["csum_bad"]) == (0, 0, 0)
+        assert tg["owd_ns"]["p50"] >= 10 * MS
+        assert tg["owd_ns"]["p50"] < (10 + 2 + 50) * MS
+    sent = sum(t["sent"] for t in s["tgs"])
+    lost = sum(t["lost"] for t in s["tgs"])
+    dups = sum(t["duplicates"] for t in s["tgs"])
+    # netem drops a packet (and then makes no copy) with p_loss; a copy
+    # goes through the loss test again.
+    lo, hi = binomial_interval(sent, 0.01 * (1 - 0.005))
+    assert lo <= lost <= hi, (lost, lo, hi)
+    lo, hi = binomial_interval(sent, 0.005 * 0.99 * 0.99)
+    assert lo <= dups <= hi, (dups, lo, hi)
+    assert sum(t["reordered"] for t in s["tgs"]) > 0, "the jitter reordered nothing"
+    assert (s["ring_drops"], s["rx"]["hdr_corrupt"], s["rx"]["foreign"]) == \
+        (0, 0, 0)
+
+    rec = check_recording(tmp_path / "run.rec", s, text, ours)
+    owd = rec.records["rx_ns"] - rec.records["tx_ns"]
+    assert owd.min() >= 10 * MS
+    check_info(tmp_path / "run.rec", s)
+    # The report says it too.
+    assert "rx: %d records (0 header-corrupt" % len(rec) in res.stdout
+    assert f"recording run.rec: {len(rec)} records written, 0 not written" \
+        in res.stdout
+
+
+def test_clean_loop_ipv6(make_loop, tmp_path):
+    """No netem, IPv6, the receiver in mtgctl's own namespace, the
+    recording named by the IDF's `out`: nothing lost, duplicated,
+    reordered or damaged."""
+    loop = make_loop(6, receiver_in_root=True)
+    # A bare `listen` device is in the global namespace: here none is
+    # global, each TG names its own, and r is in mtgctl's namespace.
+    text = (globals_idf(loop, 1000, 300, out="clean.rec", tg_netns=True) +
+            "".join(f"tgid {i} netns {loop.ns_s} dst {dst(loop, 9000 + i)}\n"
+                    for i in (1, 2)))
+    write_idf(tmp_path, text)
+    before = no_port_counters()
+    with loop.capture() as cap:
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert cap.lossless, cap.stderr
+    s = summary_of(tmp_path)
+    ours, others = witness(cap.frames, s["run_id"])
+    assert others == []
+    assert no_port_counters() == before
+    for tg in s["tgs"]:
+        seqs = [v.hdr.seq for _, v in ours if v.hdr.tg_id == tg["id"]]
+        assert (tg["received"], tg["duplicates"], tg["reordered"]) == \
+            rfc4737(seqs)
+        assert (tg["sent"], tg["received"], tg["lost"], tg["duplicates"],
+                tg["reordered"], tg["bit_errors"], tg["ber"]) == \
+            (1000, 1000, 0, 0, 0, 0, 0.0)
+        assert tg["bits"] == 1000 * (300 - 150) * 8
+        assert tg["owd_ns"]["p50"] <= tg["owd_ns"]["max"]
+    check_recording(tmp_path / "clean.rec", s, text, ours)
+    check_info(tmp_path / "clean.rec", s)
+
+
+def test_corruption_counts(make_loop, tmp_path):
+    """netem corrupt 5% with 1400-byte frames: it flips one bit at a
+    uniformly random place of a frame. Every record as the capture shows
+    its frame (flags, wrong bits); the bit errors (a flip in the 1270
+    bytes of payload) and the corrupt headers (a flip in the 48 bytes the
+    CRC covers, the CRC included) within the binomial interval."""
+    loop = make_loop(4)
+    loop.netem("corrupt", "5%")
+    text = (globals_idf(loop, 2000, 1400) +
+            "".join(f"tgid {i} dst {dst(loop, 9000 + i)}\n" for i in (1, 2)))
+    write_idf(tmp_path, text)
+    with loop.capture() as cap:
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
+                         "bad.rec")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert cap.lossless, cap.stderr
+    s = summary_of(tmp_path)
+    ours, _ = witness(cap.frames, s["run_id"])
+    check_recording(tmp_path / "bad.rec", s, text, ours)
+    sent = sum(t["sent"] for t in s["tgs"])
+    hits = [v.wrong_bits for _, v in ours]
+    assert set(hits) <= {0, 1}, "netem flips one bit a frame"
+    bit_errors = sum(t["bit_errors"] for t in s["tgs"])
+    assert bit_errors == sum(hits) == s["rx"]["wrong_bits"]
+    corrupt = sum(bool(v.flags & abi.RX_F_HDR_CORRUPT) for _, v in ours)
+    assert corrupt == s["rx"]["hdr_corrupt"]
+    lo, hi = binomial_interval(sent, 0.05 * 1270 / 1400)
+    assert lo <= bit_errors <= hi, (bit_errors, lo, hi)
+    lo, hi = binomial_interval(sent, 0.05 * 48 / 1400)
+    assert lo <= corrupt <= hi, (corrupt, lo, hi)
+    for tg in s["tgs"]:
+        assert tg["ber"] == tg["bit_errors"] / tg["bits"]
+        assert tg["received"] + tg["lost"] == tg["sent"]
+    check_info(tmp_path / "bad.rec", s)
+
+
+def test_tiny_ring_slow_consumer(make_loop, tmp_path):
+    """A ring of 16 records and mtgctl stopped (SIGSTOP) for a second and
+    a half while 2000 packets arrive: sent = recorded + ring drops,
+    exactly; the drops are in the summary, the recording's header and an
+    event line, and the exit status says something was lost."""
+    loop = make_loop(4)
+    text = globals_idf(loop, 2000, 200) + f"tgid 1 dst {dst(loop, 9001)}\n"
+    write_idf(tmp_path, text)
+    proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "--ring",
+                        "16", "-o", "tiny.rec")
+    try:
+        lines = [proc.stdout.readline()]
+        while lines[-1] and " rx: " not in lines[-1]:
+            lines.append(proc.stdout.readline())
+        assert lines[-1], "".join(lines) + proc.stderr.read()
+        os.kill(proc.pid, signal.SIGSTOP)
+        time.sleep(1.5)
+        os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out = "".join(lines) + out
+    assert proc.returncode == 2, out + err
+    s = summary_of(tmp_path)
+    (tg,) = s["tgs"]
+    rec = Recording(tmp_path / "tiny.rec")
+    assert s["ring_drops"] > 0
+    assert tg["sent"] == 2000 == len(rec) + s["ring_drops"]
+    assert rec.header["ring_drops"] == s["ring_drops"]
+    assert (tg["received"], tg["lost"]) == (len(rec), s["ring_drops"])
+    assert "event: the receive ring is full: 1 packets dropped so far" in out
+
+
+def test_disk_full(make_loop, tmp_path):
+    """The recording on a 256 KiB tmpfs fills it: the run stops with a
+    message, the file holds whole records only and says how many could not
+    be written, and what was written and not adds up to what the module
+    recorded."""
+    loop = make_loop(4)
+    small = tmp_path / "small"
+    small.mkdir()
+    run("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small)
+    try:
+        text = globals_idf(loop, 20000, 200) + \
+            f"tgid 1 dst {dst(loop, 9001)}\n"
+        write_idf(tmp_path, text)
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
+                         "small/full.rec")
+        assert res.returncode == 1, res.stdout + res.stderr
+        assert res.stderr.startswith(
+            "mtgctl: cannot write the recording small/full.rec: No space "
+            "left on device: stopping the run\n"), res.stderr
+        s = summary_of(tmp_path)
+        (tg,) = s["tgs"]
+        assert tg["state"] == "killed" and tg["sent"] < 20000
+        rec = Recording(small / "full.rec")
+        size = (small / "full.rec").stat().st_size
+        assert size == rec.header["header_bytes"] + 96 * len(rec) <= 256 << 10
+        assert rec.complete and len(rec) > 0
+        assert rec.header["not_written"] == s["recording"]["not_written"] > 0
+        assert len(rec) == s["recording"]["records"]
+        assert len(rec) + rec.header["not_written"] == s["rx"]["packets"]
+        assert list(rec.records["seq"]) == list(range(len(rec)))
+        rec.close()
+        info = subprocess.run([MTGCTL, "info", small / "full.rec"],
+                              capture_output=True, text=True)
+        assert info.returncode == 0, info.stderr
+    finally:
+        run("umount", small)
+
+
+def test_listen_command(make_loop, tmp_path):
+    """A receive-only session records a sender's run: every run's packets,
+    counted per (run, TG), until SIGINT (exit 0)."""
+    loop = make_loop(4)
+    listener = subprocess.Popen(
+        [MTGCTL, "listen", loop.listen(), "--batch", "-o", "listen.rec",
+         "--json", "listen.json"], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        first = listener.stdout.readline()
+        assert first.startswith("listening on 1 interface for every run, "
+                                "recording listen.rec, from "), \
+            first + listener.stderr.read()
+        text = globals_idf(loop, 500, 200, listen=False) + "".join(
+            f"tgid {i} dst {dst(loop, 9000 + i)}\n" for i in (1, 2))
+        write_idf(tmp_path, text)
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY)
+        assert res.returncode == 0, res.stdout + res.stderr
+        time.sleep(1)
+        listener.send_signal(signal.SIGINT)
+        out, err = listener.communicate(timeout=120)
+    finally:
+        if listener.poll() is None:
+            listener.kill()
+            listener.wait()
+    assert listener.returncode == 0, out + err
+    sender = summary_of(tmp_path)
+    got = json.loads((tmp_path / "listen.json").read_text())
+    assert (got["command"], got["run_id"], got["file"]) == \
+        ("listen", None, None)
+    # Flows in the order they were first met: either TG may come first.
+    assert sorted((t["run_id"], t["id"], t["received"], t["lost"],
+                   t["duplicates"], t["reordered"]) for t in got["tgs"]) == \
+        [(sender["run_id"], i, 500, 0, 0, 0) for i in (1, 2)]
+    assert got["recording"]["records"] == 1000 and got["ring_drops"] == 0
+    rec = Recording(tmp_path / "listen.rec")
+    assert len(rec) == 1000
+    assert (rec.meta["command"], rec.meta["run_id"], rec.meta["idf"]) == \
+        ("listen", None, None)
+    assert f"run {sender['run_id']} tg 1: 500 received, 0 lost" in out
+
+
+def test_listen_for_a_while(make_loop, tmp_path):
+    """--duration ends a receive-only session by itself; nothing arrived,
+    and the recording is complete and empty."""
+    loop = make_loop(4)
+    res = subprocess.run([MTGCTL, "listen", loop.listen(), "--batch",
+                          "--duration", "1", "-o", "quiet.rec"],
+                         cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    rec = Recording(tmp_path / "quiet.rec")
+    assert rec.complete and len(rec) == 0
+    assert "rx: 0 records" in res.stdout
