@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the commands share: opening the input, the selection options
+(--tg, --from, --to, --where) and answering as a table or as JSON."""
+
+import sys
+
+from .fields import parse_duration
+from .recording import Recording
+from .select import selection
+from .table import render, to_json
+
+
+class UsageError(ValueError):
+    """A bad option value: said with the option's name."""
+
+
+def add_selection(parser, where=True):
+    g = parser.add_argument_group("selection")
+    g.add_argument("--tg", metavar="ID[,ID...]",
+                   help="only these TGs (default: all)")
+    g.add_argument("--from", dest="start", metavar="TIME",
+                   help="only records that arrived at least TIME after T0 "
+                        "(e.g. 10s, 250ms)")
+    g.add_argument("--to", dest="end", metavar="TIME",
+                   help="only records that arrived less than TIME after T0")
+    if where:
+        g.add_argument("--where", metavar="EXPR",
+                       help="only records the condition selects, e.g. "
+                            "'owd > 5ms and not csum_bad'")
+
+
+def add_json(parser):
+    parser.add_argument("--json", action="store_true",
+                        help="answer in JSON instead of a table")
+
+
+def tg_list(args):
+    if not getattr(args, "tg", None):
+        return None
+    try:
+        return sorted({int(x, 0) for x in args.tg.split(",")})
+    except ValueError:
+        raise UsageError(f"--tg {args.tg}: TG ids separated by commas") \
+            from None
+
+
+def interval(args):
+    """(start, end) ns after T0 from --from and --to, None where absent."""
+    out = []
+    for opt, value in (("--from", getattr(args, "start", None)),
+                       ("--to", getattr(args, "end", None))):
+        try:
+            out.append(None if value is None else
+                       parse_duration(value, opt))
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    if None not in out and out[1] <= out[0]:
+        raise UsageError("--to must come after --from")
+    return tuple(out)
+
+
+def selected(rec, args):
+    """The mask of the records the selection options take."""
+    start, end = interval(args)
+    return selection(rec.records, tgs=tg_list(args), start=start, end=end,
+                     where=getattr(args, "where", None),
+                     start_ns=rec.start_ns)
+
+
+def open_input(args):
+    return Recording(args.recording)
+
+
+def answer(args, data, rows=None, columns=None, title=None, out=None):
+    """Print `data` as JSON with --json, else rows as an aligned table."""
+    out = out or sys.stdout
+    if getattr(args, "json", False):
+        out.write(to_json(data))
+    elif rows is not None:
+        out.write(render(rows, columns, title))

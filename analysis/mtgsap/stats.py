@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Descriptive statistics of a sample: MTGSAP's minimum, maximum, mean,
+variance, PMF and CDF, with percentiles."""
+
+import numpy as np
+
+PERCENTILES = (1, 5, 25, 50, 75, 95, 99, 99.9)
+# A field with at most this many distinct values gets an exact PMF;
+# otherwise the values are binned.
+EXACT_PMF_VALUES = 64
+
+
+def describe(values, percentiles=PERCENTILES):
+    """count, min, max, mean, variance (the unbiased sample variance, n − 1),
+    sd and the percentiles (numpy's linear interpolation) of a sample."""
+    v = np.asarray(values)
+    out = dict(count=int(v.size))
+    if not v.size:
+        return out
+    f = v.astype(np.float64)
+    out.update(min=v.min().item(), max=v.max().item(), mean=float(f.mean()),
+               variance=float(f.var(ddof=1)) if v.size > 1 else 0.0)
+    out["sd"] = float(np.sqrt(out["variance"]))
+    for p, q in zip(percentiles, np.percentile(f, percentiles)):
+        out[f"p{p:g}"] = float(q)
+    return out
+
+
+def pmf(values, bins=None, width=None):
+    """The probability mass function: (value or bin start, bin width,
+    probability, cumulative probability). Exact values when there are few
+    distinct ones and no binning is asked for; else `bins` equal bins
+    (default 50) or bins of `width`, from the minimum."""
+    v = np.asarray(values)
+    if not v.size:
+        return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)
+    if bins is None and width is None:
+        uniq, counts = np.unique(v, return_counts=True)
+        if len(uniq) <= EXACT_PMF_VALUES:
+            p = counts / v.size
+            return uniq, np.zeros(len(uniq)), p, np.cumsum(p)
+        bins = 50
+    lo, hi = float(v.min()), float(v.max())
+    if width is not None:
+        n = max(int(np.floor((hi - lo) / width)) + 1, 1)
+        edges = lo + np.arange(n + 1) * width
+    else:
+        edges = np.linspace(lo, hi if hi > lo else lo + 1, bins + 1)
+    counts, edges = np.histogram(v.astype(np.float64), edges)
+    p = counts / v.size
+    return edges[:-1], np.diff(edges), p, np.cumsum(p)
+
+
+def cdf_at(values, x):
+    """The empirical CDF of the sample at the points x."""
+    v = np.sort(np.asarray(values))
+    return np.searchsorted(v, x, side="right") / max(len(v), 1)
