@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mtgtest import abi
-from mtgtest.recording import HEADER, MAGIC, Recording, RecordingError
+from mtgsap.recording import HEADER, MAGIC, Recording, RecordingError
 
 DTYPE = np.dtype(abi.RxRec)
 ROOT = pathlib.Path(__file__).resolve().parents[2]

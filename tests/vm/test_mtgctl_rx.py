@@ -30,9 +30,9 @@ import pytest
 
 from mtgtest import abi, wire
 from mtgtest.capture import Capture
+from mtgsap.recording import Recording
 from mtgtest.ctl import MTGCTL, mtgctl_run, mtgctl_start, summary_of, write_idf
-from mtgtest.recording import Recording
-from mtgtest.system import no_port_counters, run, unique
+from mtgtest.system import ROOT, no_port_counters, run, unique
 
 ALPHA = 0.001
 MS = 1_000_000
@@ -221,11 +221,30 @@ def check_recording(path, s, idf_text, ours):
 
 
 def check_info(path, s):
-    """mtgctl info counts the recording's flows as the run counted them."""
+    """mtgctl info and mtgsap count the recording's flows as the run
+    counted them."""
     res = subprocess.run([MTGCTL, "info", path, "--json"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     flows = {f["tg_id"]: f for f in json.loads(res.stdout)["flows"]}
+    res = subprocess.run([ROOT / ".venv/bin/mtgsap", "flows", path, "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    sap = {f["tg"]: f for f in json.loads(res.stdout)["flows"]}
+    r = Recording(path).records
+    r = r[(r["flags"] & abi.RX_F_HDR_CORRUPT) == 0]
+    for tg in s["tgs"]:
+        f = sap.get(tg["id"])
+        if f is not None:
+            assert (f["received"], f["duplicates"], f["reordered"],
+                    f["bit_errors"], f["bits"]) == \
+                (tg["received"], tg["duplicates"], tg["reordered"],
+                 tg["bit_errors"], tg["bits"])
+            # mtgsap counts the gaps below the highest sequence number
+            # received; the run knows what was sent after it too.
+            assert f["lost"] <= tg["lost"]
+            assert f["lost"] + f["received"] == \
+                1 + int(r["seq"][r["tg_id"] == tg["id"]].max())
     for tg in s["tgs"]:
         f = flows.get(tg["id"])
         if f is None:
