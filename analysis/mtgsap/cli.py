@@ -12,7 +12,7 @@ import numpy as np
 from . import meter as fl
 from . import stats as st
 from .common import (UsageError, add_json, add_selection, answer,
-                     open_input, selected, tg_list, interval)
+                     interval, open_input, selected)
 from .fields import FieldError, column, parse_duration
 from .recording import RecordingError, STAMP_NAMES, copy, write
 from .select import ExprError
@@ -355,7 +355,8 @@ def main(argv=None):
         if getattr(args, "module", None):
             return importlib.import_module(args.module).command(args)
         return CORE[args.command][0](args)
-    except (RecordingError, FieldError, ExprError, UsageError) as e:
+    except (RecordingError, FieldError, ExprError, UsageError,
+            fl.AnalysisError) as e:
         print(f"mtgsap {args.command}: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -28,6 +28,10 @@ from .recording import F_HDR_CORRUPT
 SECOND = 1_000_000_000
 
 
+class AnalysisError(ValueError):
+    """Records an analysis cannot be made of; the message says why."""
+
+
 @dataclasses.dataclass
 class Flow:
     run_id: int
@@ -134,6 +138,10 @@ def expected(records, flow):
     seq = seq[order]
     sched = r["sched_ns"][first][order]
     n = int(seq[-1]) + 1
+    if n > 16 * len(seq) + (1 << 20):
+        raise AnalysisError(f"TG {flow.tg_id}: sequence numbers up to "
+                            f"{n - 1} but {len(seq)} received: too few to "
+                            f"place the lost ones")
     got = np.zeros(n, bool)
     got[seq] = True
     all_seq = np.arange(n)

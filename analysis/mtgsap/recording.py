@@ -4,6 +4,7 @@ structured array mapped from the file, or a pandas DataFrame over the same
 memory; written (by copy and filter) the way mtgctl writes them, never over
 an existing file unless asked."""
 
+import contextlib
 import json
 import os
 import struct
@@ -183,28 +184,49 @@ def open_recording(path):
     return Recording(path)
 
 
-def _exclusive_rename(tmp, dst, force):
-    """Moves tmp to dst; an existing dst only with force."""
-    if force:
-        os.replace(tmp, dst)
-        return
+@contextlib.contextmanager
+def new_file(path, force, binary=True):
+    """A file object to write `path` through: a temporary file beside it,
+    synced and moved into place when the block ends (never over an existing
+    file unless force); removed if the block fails."""
+    path = os.fspath(path)
+    if os.path.exists(path) and not force:
+        raise RecordingError(f"{path}: exists (force to overwrite)")
+    directory = os.path.dirname(os.path.abspath(path))
     try:
-        os.link(tmp, dst)
-    except FileExistsError:
-        raise RecordingError(f"{dst}: exists (force to overwrite)") from None
+        fd, tmp = tempfile.mkstemp(prefix=".mtgsap-", dir=directory)
+    except OSError as e:
+        raise RecordingError(f"{path}: {e.strerror}") from None
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        with (os.fdopen(fd, "wb") if binary else
+              os.fdopen(fd, "w", encoding="utf-8", newline="")) as f:
+            yield f, tmp
+            f.flush()
+            os.fsync(f.fileno())
+        if force:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise RecordingError(f"{path}: exists (force to "
+                                     f"overwrite)") from None
+    except OSError as e:
+        raise RecordingError(f"{path}: {e.strerror}") from None
     finally:
-        os.unlink(tmp)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
           force=False):
     """Writes a complete recording of `records` (a structured array of the
-    current dtype, in memory or mapped: it is written in slices) with `meta`, whole or not at all: into a temporary file
-    beside `path`, synced, then linked into place (never over an existing
-    file unless force)."""
+    current dtype, in memory or mapped: it is written in slices) with
+    `meta`, whole or not at all (new_file)."""
     path = os.fspath(path)
-    if os.path.exists(path) and not force:
-        raise RecordingError(f"{path}: exists (force to overwrite)")
     if records.dtype != RECORD_DTYPE:
         raise RecordingError(f"{path}: records must have the version "
                              f"{VERSION} dtype")
@@ -216,23 +238,13 @@ def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
     head = HEADER.pack(MAGIC, VERSION, header_bytes, RECORD_DTYPE.itemsize,
                        F_COMPLETE, len(records), not_written, ring_drops,
                        end_ns, len(meta_raw), 0)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mtgsap-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(head + meta_raw)
-            f.write(b"\0" * (header_bytes - len(head) - len(meta_raw)))
-            # Large writes; the little-endian dtype is the file's layout.
-            step = 1 << 16
-            for i in range(0, len(records), step):
-                f.write(records[i:i + step].tobytes())
-            f.flush()
-            os.fsync(f.fileno())
-        _exclusive_rename(tmp, path, force)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise RecordingError(f"{path}: {e.strerror}") from None
+    with new_file(path, force) as (f, _):
+        f.write(head + meta_raw)
+        f.write(b"\0" * (header_bytes - len(head) - len(meta_raw)))
+        # Large writes; the little-endian dtype is the file's layout.
+        step = 1 << 16
+        for i in range(0, len(records), step):
+            f.write(records[i:i + step].tobytes())
     return path
 
 

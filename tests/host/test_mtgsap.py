@@ -426,3 +426,12 @@ def test_filter_errors_say_where(tmp_path, capsys, expr, message):
                          tmp_path / "x.rec")
     assert code == 1 and message in err, err
     assert not (tmp_path / "x.rec").exists()
+
+
+def test_sparse_sequence_numbers_are_refused(tmp_path, capsys):
+    r = packets([0, 1, 2, 1 << 40])
+    path = save(tmp_path, r)
+    code, out, err = run(capsys, "g821", path)
+    assert code == 1 and "too few to place the lost ones" in err
+    # What needs no placing still works.
+    assert run(capsys, "flows", path)[0] == 0

@@ -57,6 +57,7 @@ def loop_recording(path):
     bad = empty(3)
     bad["flags"] = 1 | F_HDR_CORRUPT
     bad["ttl"] = 63
+    bad["iface"] = 1
     bad["rx_ns"] = T0 + np.array([20, 50, 70]) * S
     bad["len"] = 1000 + HEADERS
     recs = np.concatenate([r1, r2, bad])

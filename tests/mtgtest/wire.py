@@ -520,3 +520,115 @@ def rx_view(data):
         bits = wrong_bits(payload, pattern_bytes(
             hdr.patt_kind, hdr.patt_value, hdr.patt_seed, len(payload)))
     return RxView(ctrl, flags, bits, hdr, payload)
+
+
+# --- pcapng (what mtgsap export writes) ------------------------------------
+
+@dataclasses.dataclass
+class PcapngInterface:
+    """An Interface Description Block."""
+    linktype: int
+    snaplen: int
+    options: dict           # option code -> [raw values]
+    tsresol_ns: float = 1000.0      # ns per timestamp unit (default µs)
+    tsoffset_s: int = 0             # if_tsoffset (not applied to ts_ns)
+
+    @property
+    def name(self):
+        v = self.options.get(2)
+        return v[0].decode() if v else None
+
+
+@dataclasses.dataclass
+class PcapngPacket:
+    """An Enhanced Packet Block; ts_ns in ns of the interface's clock
+    (if_tsresol applied, if_tsoffset not)."""
+    iface: int
+    ts_ns: int
+    orig_len: int
+    data: bytes
+    options: dict
+
+    @property
+    def comment(self):
+        v = self.options.get(1)
+        return v[0].decode() if v else None
+
+
+def _pcapng_options(order, buf, path):
+    opts = {}
+    pos = 0
+    while pos + 4 <= len(buf):
+        code, length = struct.unpack_from(order + "HH", buf, pos)
+        pos += 4
+        if code == 0:
+            break
+        if pos + length > len(buf):
+            raise ValueError(f"{path}: option {code} overruns its block")
+        opts.setdefault(code, []).append(bytes(buf[pos:pos + length]))
+        pos += length + (-length % 4)
+    return opts
+
+
+def read_pcapng(source):
+    """Read a pcapng file (path or bytes) with one section: ([interface],
+    [packet]). Checks the structure Wireshark relies on: every block's
+    length a multiple of 4 and repeated at its end, the byte-order magic,
+    version 1.0, interface ids of packets declared before them."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        buf, path = bytes(source), "pcapng"
+    else:
+        with open(source, "rb") as f:
+            buf, path = f.read(), str(source)
+    if len(buf) < 28 or buf[:4] != b"\x0a\x0d\x0d\x0a":
+        raise ValueError(f"{path}: no section header block")
+    magic = buf[8:12]
+    order = {b"\x4d\x3c\x2b\x1a": "<", b"\x1a\x2b\x3c\x4d": ">"}.get(magic)
+    if order is None:
+        raise ValueError(f"{path}: bad byte-order magic {magic.hex()}")
+    ifaces, packets = [], []
+    pos = 0
+    while pos < len(buf):
+        if pos + 12 > len(buf):
+            raise ValueError(f"{path}: truncated block at {pos}")
+        kind, length = struct.unpack_from(order + "II", buf, pos)
+        if length % 4 or length < 12 or pos + length > len(buf):
+            raise ValueError(f"{path}: block at {pos}: bad length {length}")
+        if struct.unpack_from(order + "I", buf, pos + length - 4)[0] != length:
+            raise ValueError(f"{path}: block at {pos}: trailing length "
+                             "differs from the leading one")
+        body = buf[pos + 8:pos + length - 4]
+        if kind == 0x0A0D0D0A:
+            if pos:
+                raise ValueError(f"{path}: a second section at {pos}")
+            major, minor = struct.unpack_from(order + "HH", body, 4)
+            if (major, minor) != (1, 0):
+                raise ValueError(f"{path}: pcapng version {major}.{minor}")
+        elif kind == 1:
+            linktype, _, snaplen = struct.unpack_from(order + "HHI", body)
+            opts = _pcapng_options(order, body[8:], path)
+            itf = PcapngInterface(linktype, snaplen, opts)
+            if 9 in opts:
+                r = opts[9][0][0]
+                itf.tsresol_ns = 1e9 / (2 ** (r & 0x7F) if r & 0x80
+                                        else 10 ** r)
+            if 14 in opts:
+                itf.tsoffset_s = struct.unpack(order + "q", opts[14][0])[0]
+            ifaces.append(itf)
+        elif kind == 6:
+            iface, hi, lo, caplen, orig_len = \
+                struct.unpack_from(order + "IIIII", body)
+            if iface >= len(ifaces):
+                raise ValueError(f"{path}: packet at {pos} on undeclared "
+                                 f"interface {iface}")
+            if 20 + caplen > len(body):
+                raise ValueError(f"{path}: packet at {pos} overruns its block")
+            ticks = (hi << 32) | lo
+            res = ifaces[iface].tsresol_ns
+            ts = ticks if res == 1 else round(ticks * res)
+            opts = _pcapng_options(order, body[20 + caplen + (-caplen % 4):],
+                                   path)
+            packets.append(PcapngPacket(iface, ts, orig_len,
+                                        bytes(body[20:20 + caplen]), opts))
+        pos += length
+    return ifaces, packets
