@@ -191,7 +191,7 @@ def new_file(path, force, binary=True):
     file unless force); removed if the block fails."""
     path = os.fspath(path)
     if os.path.exists(path) and not force:
-        raise RecordingError(f"{path}: exists (force to overwrite)")
+        raise RecordingError(f"{path}: exists (--force to overwrite)")
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".mtgsap-", dir=directory)
@@ -212,7 +212,7 @@ def new_file(path, force, binary=True):
             try:
                 os.link(tmp, path)
             except FileExistsError:
-                raise RecordingError(f"{path}: exists (force to "
+                raise RecordingError(f"{path}: exists (--force to "
                                      f"overwrite)") from None
     except OSError as e:
         raise RecordingError(f"{path}: {e.strerror}") from None

@@ -140,7 +140,7 @@ def test_copy_checks_and_never_overwrites(tmp_path, capsys):
     assert a.header == b.header
     before = dst.read_bytes()
     code, _, err = run(capsys, "copy", src, dst)
-    assert code == 1 and "exists (force to overwrite)" in err
+    assert code == 1 and "exists (--force to overwrite)" in err
     assert dst.read_bytes() == before
     assert run(capsys, "copy", src, dst, "--force")[0] == 0
     # An unfinished recording only with --partial; the copy is complete.
