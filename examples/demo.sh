@@ -6,8 +6,9 @@
 # forwards with netem adding 5 ms of delay and 1% loss, mtg.ko loaded, and
 # examples/demo.idf run by `mtgctl run --batch`: it sends from the first
 # namespace and records what comes back in the third, while tcpdump there
-# witnesses every frame. Then a summary: what mtgctl says it sent and how
-# late, what it received and how delayed, next to what the wire saw.
+# witnesses every frame. Then the recording, as mtgctl info and mtgsap see
+# it, and a summary: what mtgctl says it sent and how late, what it
+# received and how delayed, next to what the wire saw.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD/tests
@@ -76,6 +77,10 @@ wait "$witness"
 
 step "the recording"
 ctl/mtgctl info "$out/demo.rec"
+
+step "mtgsap on the recording: per TG, then D-ITG's windows of 500 ms"
+.venv/bin/mtgsap flows "$out/demo.rec"
+.venv/bin/mtgsap windows "$out/demo.rec" --window 500ms
 
 step "summary: mtgctl's counters next to what the wire saw at the receiver"
 python3 - "$out" "$status" <<'EOF'
