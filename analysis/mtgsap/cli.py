@@ -12,7 +12,7 @@ import numpy as np
 from . import meter as fl
 from . import stats as st
 from .common import (UsageError, add_json, add_selection, answer,
-                     interval, open_input, selected)
+                     interval, open_input, selected, wrote)
 from .fields import FieldError, column, parse_duration
 from .recording import RecordingError, STAMP_NAMES, copy, write
 from .select import ExprError
@@ -58,7 +58,8 @@ def cmd_info(args):
 def cmd_copy(args):
     n = copy(args.recording, args.dest, force=args.force,
              partial=args.partial)
-    print(f"mtgsap: copied {n} records to {args.dest}")
+    wrote(args, f"mtgsap: copied {n} records to {args.dest}",
+          records=n, output=args.dest)
     return 0
 
 
@@ -82,8 +83,9 @@ def cmd_filter(args):
             write(args.output, meta, rec.records[mask],
                   ring_drops=h["ring_drops"], not_written=h["not_written"],
                   end_ns=h["end_ns"], force=args.force)
-        print(f"mtgsap: {int(mask.sum())} of {len(rec)} records to "
-              f"{args.output}")
+        n = int(mask.sum())
+        wrote(args, f"mtgsap: {n} of {len(rec)} records to {args.output}",
+              records=n, of=len(rec), output=args.output, format=fmt)
     return 0
 
 
@@ -310,6 +312,7 @@ def parser(command=None):
             c.add_argument("--partial", action="store_true",
                            help="copy the whole records of a recording the "
                                 "recorder did not finish")
+            add_json(c)
             continue
         if name == "info":
             add_json(c)
@@ -322,6 +325,7 @@ def parser(command=None):
             c.add_argument("--format", choices=("rec", "csv"))
             c.add_argument("--force", action="store_true",
                            help="overwrite the output if it exists")
+            add_json(c)
             continue
         add_json(c)
         if name == "stats":

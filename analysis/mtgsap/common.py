@@ -78,3 +78,11 @@ def answer(args, data, rows=None, columns=None, title=None, out=None):
         out.write(to_json(data))
     elif rows is not None:
         out.write(render(rows, columns, title))
+
+
+def wrote(args, text, **data):
+    """Says what a command wrote: the line `text`, or with --json `data`."""
+    if getattr(args, "json", False):
+        sys.stdout.write(to_json(data))
+    else:
+        print(text)

@@ -48,7 +48,8 @@ import struct
 
 import numpy as np
 
-from .common import UsageError, add_selection, open_input, selected
+from .common import (UsageError, add_json, add_selection, open_input,
+                     selected, wrote)
 from .fields import column
 from .recording import (F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6, STAMP_MASK,
                         STAMP_NAMES, RecordingError, new_file)
@@ -69,6 +70,7 @@ def configure(parser):
     parser.add_argument("--force", action="store_true",
                         help="overwrite the output if it exists")
     add_selection(parser)
+    add_json(parser)
 
 
 def format_of(path, fmt=None):
@@ -97,7 +99,9 @@ def command(args):
             meta["filtered"] = dict(source=rec.path, **picked)
         n = WRITERS[fmt](rec, mask, args.output, force=args.force,
                          meta=meta)
-        print(f"mtgsap: {n} of {len(rec)} records to {args.output} ({fmt})")
+        wrote(args, f"mtgsap: {n} of {len(rec)} records to {args.output} "
+              f"({fmt})", records=n, of=len(rec), output=args.output,
+              format=fmt)
     return 0
 
 

@@ -32,8 +32,8 @@ from matplotlib.ticker import MaxNLocator
 from . import fit
 from . import meter
 from . import stats as st
-from .common import UsageError, add_selection, interval, open_input, \
-    selected, tg_list
+from .common import (UsageError, add_json, add_selection, interval,
+                     open_input, selected, tg_list, wrote)
 from .fields import FieldError, column, parse_duration
 from .recording import new_file
 
@@ -353,6 +353,7 @@ def configure(parser):
                         help="the title (default: the file and the kind)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite the output if it exists")
+    add_json(parser)
 
 
 def command(args):
@@ -363,5 +364,6 @@ def command(args):
     with open_input(args) as rec:
         fig = figure(rec, args.kind, args)
         save(fig, args.output, force=args.force)
-    print(f"mtgsap: {args.kind} plot to {args.output}")
+    wrote(args, f"mtgsap: {args.kind} plot to {args.output}",
+          kind=args.kind, output=args.output)
     return 0

@@ -142,7 +142,8 @@ def test_copy_checks_and_never_overwrites(tmp_path, capsys):
     code, _, err = run(capsys, "copy", src, dst)
     assert code == 1 and "exists (--force to overwrite)" in err
     assert dst.read_bytes() == before
-    assert run(capsys, "copy", src, dst, "--force")[0] == 0
+    code, out, _ = run(capsys, "copy", src, dst, "--force", "--json")
+    assert code == 0 and json.loads(out) == dict(records=50, output=str(dst))
     # An unfinished recording only with --partial; the copy is complete.
     unfinish(src, cut=10)
     code, _, err = run(capsys, "copy", src, tmp_path / "c.rec")
@@ -435,3 +436,20 @@ def test_sparse_sequence_numbers_are_refused(tmp_path, capsys):
     assert code == 1 and "too few to place the lost ones" in err
     # What needs no placing still works.
     assert run(capsys, "flows", path)[0] == 0
+
+
+def test_commands_that_write_answer_in_json(tmp_path, capsys):
+    path = save(tmp_path, packets(range(100)))
+    out_of = {}
+    for argv in (["filter", path, "--tg", "1", "-o", tmp_path / "f.rec"],
+                 ["export", path, "-o", tmp_path / "e.csv"],
+                 ["plot", path, "delay", "-o", tmp_path / "p.svg"]):
+        code, out, err = run(capsys, *argv, "--json")
+        assert code == 0, err
+        out_of[argv[0]] = json.loads(out)
+    assert out_of["filter"] == dict(records=100, of=100, format="rec",
+                                    output=str(tmp_path / "f.rec"))
+    assert out_of["export"] == dict(records=100, of=100, format="csv",
+                                    output=str(tmp_path / "e.csv"))
+    assert out_of["plot"] == dict(kind="delay",
+                                  output=str(tmp_path / "p.svg"))

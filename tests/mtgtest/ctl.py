@@ -31,5 +31,23 @@ def mtgctl_start(tmp_path, *extra):
                             text=True)
 
 
+def act_when(proc, ready, act, timeout=300):
+    """Reads proc's output until a line `ready` accepts, calls act(), then
+    waits for proc to end: (all of its stdout, its stderr). proc is killed
+    if anything goes wrong on the way."""
+    try:
+        seen = [proc.stdout.readline()]
+        while seen[-1] and not ready(seen[-1]):
+            seen.append(proc.stdout.readline())
+        assert seen[-1], "".join(seen) + proc.stderr.read()
+        act()
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return "".join(seen) + out, err
+
+
 def summary_of(tmp_path):
     return json.loads((tmp_path / "summary.json").read_text())

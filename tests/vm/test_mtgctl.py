@@ -41,7 +41,8 @@ import pytest
 
 from mtgtest import abi, wire
 from mtgtest.capture import Capture
-from mtgtest.ctl import mtgctl_run, mtgctl_start, summary_of, write_idf
+from mtgtest.ctl import (act_when, mtgctl_run, mtgctl_start, summary_of,
+                         write_idf)
 from mtgtest.system import run, tai_ns
 
 MS = 1_000_000
@@ -383,18 +384,8 @@ tgid 2 dst {b}:9002 inta 2ms
 """)
     with Capture(link["b"], ns=link["ns_b"], bpf="udp") as cap:
         proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY)
-        try:
-            seen = [proc.stdout.readline()]
-            while seen[-1] and not PER_TG_LINE.match(seen[-1]):
-                seen.append(proc.stdout.readline())
-            assert seen[-1], "".join(seen) + proc.stderr.read()
-            proc.send_signal(sig)
-            out, err = proc.communicate(timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        out = "".join(seen) + out
+        out, err = act_when(proc, PER_TG_LINE.match,
+                            lambda: proc.send_signal(sig))
         # More than a second of capture after mtgctl ended (and the drain).
         time.sleep(1)
     assert proc.returncode == 128 + sig, out + err
@@ -457,18 +448,9 @@ tgid 1 {gone['globals']} dst {gone['b_addr']}:9001
 tgid 2 {stays['globals']} dst {stays['b_addr']}:9002 count 1500
 """)
     proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY)
-    try:
-        seen = [proc.stdout.readline()]
-        while seen[-1] and not PER_TG_LINE.match(seen[-1]):
-            seen.append(proc.stdout.readline())
-        assert seen[-1], "".join(seen) + proc.stderr.read()
-        run("ip", "-n", gone["ns_a"], "link", "del", gone["a"], timeout=60)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    out = "".join(seen) + out
+    out, err = act_when(proc, PER_TG_LINE.match,
+                        lambda: run("ip", "-n", gone["ns_a"], "link", "del",
+                                    gone["a"], timeout=60))
     assert proc.returncode == 2, out + err
     assert err == ""
     check_stdout_shape(out, 2)

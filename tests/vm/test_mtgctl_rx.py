@@ -31,7 +31,8 @@ import pytest
 from mtgtest import abi, wire
 from mtgtest.capture import Capture
 from mtgsap.recording import Recording
-from mtgtest.ctl import MTGCTL, mtgctl_run, mtgctl_start, summary_of, write_idf
+from mtgtest.ctl import (MTGCTL, act_when, mtgctl_run, mtgctl_start,
+                         summary_of, write_idf)
 from mtgtest.system import ROOT, no_port_counters, run, unique
 
 ALPHA = 0.001
@@ -395,20 +396,13 @@ def test_tiny_ring_slow_consumer(make_loop, tmp_path):
     write_idf(tmp_path, text)
     proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "--ring",
                         "16", "-o", "tiny.rec")
-    try:
-        lines = [proc.stdout.readline()]
-        while lines[-1] and " rx: " not in lines[-1]:
-            lines.append(proc.stdout.readline())
-        assert lines[-1], "".join(lines) + proc.stderr.read()
+
+    def pause():
         os.kill(proc.pid, signal.SIGSTOP)
         time.sleep(1.5)
         os.kill(proc.pid, signal.SIGCONT)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    out = "".join(lines) + out
+
+    out, err = act_when(proc, lambda line: " rx: " in line, pause)
     assert proc.returncode == 2, out + err
     s = summary_of(tmp_path)
     (tg,) = s["tgs"]
