@@ -33,11 +33,14 @@ from mtgtest.capture import Capture
 from mtgsap.recording import Recording
 from mtgtest.ctl import (MTGCTL, act_when, mtgctl_run, mtgctl_start,
                          summary_of, write_idf)
-from mtgtest.system import ROOT, no_port_counters, run, unique
+from mtgtest.system import DEBUG_KERNEL, ROOT, no_port_counters, run, unique
 
 ALPHA = 0.001
 MS = 1_000_000
 START_DELAY = "3"
+# Listening goes on this long after the TGs end: more than netem's delay,
+# and on the debug kernel more than the receive path's lag behind.
+DRAIN = "30" if DEBUG_KERNEL else "2"
 BPF = ("udp or (icmp and icmp[icmptype] == icmp-unreach) "
        "or (icmp6 and ip6[40] == 1)")
 
@@ -208,7 +211,7 @@ def check_recording(path, s, idf_text, ours):
     assert meta["clock"]["id"] == "CLOCK_TAI"
     if ours is not None:
         r = rec.records
-        assert len(r) == len(ours)
+        assert len(r) == len(ours), (s["rx"], s["tgs"])
         assert [(int(a), int(b)) for a, b in zip(r["tg_id"], r["seq"])] == \
             [(v.hdr.tg_id, v.hdr.seq) for _, v in ours]
         stamp = r["flags"] & abi.RX_F_STAMP
@@ -277,13 +280,14 @@ def test_loss_duplicates_reordering(make_loop, tmp_path):
     before = no_port_counters(loop.ns_r)
     with loop.capture() as cap:
         res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
-                         "run.rec", "--drain", "2")
+                         "run.rec", "--drain", DRAIN)
     assert res.returncode == 0, res.stdout + res.stderr
     assert cap.lossless, cap.stderr
     s = summary_of(tmp_path)
     ours, others = witness(cap.frames, s["run_id"])
     assert others == [], "frames that are not this run's (ICMP errors?)"
-    assert no_port_counters(loop.ns_r) == before
+    # Packets that got past the hook (arriving after listening ended?).
+    assert no_port_counters(loop.ns_r) == before, (s["rx"], res.stdout)
 
     for tg in s["tgs"]:
         assert tg["sent"] == 5000
@@ -293,7 +297,10 @@ def test_loss_duplicates_reordering(make_loop, tmp_path):
         assert tg["received"] + tg["lost"] == tg["sent"]
         assert (tg["bit_errors"], tg["ber"], tg["csum_bad"]) == (0, 0, 0)
         assert tg["owd_ns"]["p50"] >= 10 * MS
-        assert tg["owd_ns"]["p50"] < (10 + 2 + 50) * MS
+        # Stamped near the wire: little more than netem's delay. Not on the
+        # debug kernel, whose receive path lags seconds behind (the delay
+        # it measures is real, and that long).
+        assert DEBUG_KERNEL or tg["owd_ns"]["p50"] < (10 + 2 + 50) * MS
     sent = sum(t["sent"] for t in s["tgs"])
     lost = sum(t["lost"] for t in s["tgs"])
     dups = sum(t["duplicates"] for t in s["tgs"])
@@ -330,7 +337,8 @@ def test_clean_loop_ipv6(make_loop, tmp_path):
     write_idf(tmp_path, text)
     before = no_port_counters()
     with loop.capture() as cap:
-        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY)
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "--drain",
+                         DRAIN)
     assert res.returncode == 0, res.stdout + res.stderr
     assert cap.lossless, cap.stderr
     s = summary_of(tmp_path)
@@ -363,7 +371,7 @@ def test_corruption_counts(make_loop, tmp_path):
     write_idf(tmp_path, text)
     with loop.capture() as cap:
         res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
-                         "bad.rec")
+                         "bad.rec", "--drain", DRAIN)
     assert res.returncode == 0, res.stdout + res.stderr
     assert cap.lossless, cap.stderr
     s = summary_of(tmp_path)
