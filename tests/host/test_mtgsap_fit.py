@@ -19,6 +19,7 @@ from scipy import stats as sps
 import mtgsap
 from mtgsap import cli, fit
 from mtgsap.recording import F_CSUM_BAD, F_HDR_CORRUPT, empty
+from mtgtest.sample import run_meta
 
 T0 = 1_800_000_000 * 10**9
 S = 10**9
@@ -50,15 +51,7 @@ def tg_meta(**changes):
 
 
 def meta(tgs):
-    return dict(command="run", mtgctl="0.1.0", run_id=7, start_ns=T0,
-                host={"name": "lab-1", "kernel": "6.1.0-56-amd64",
-                      "machine": "x86_64"},
-                clock={"id": "CLOCK_TAI", "synchronised": True,
-                       "tai_offset_s": 37},
-                interfaces=[{"id": 1, "dev": "lr0", "netns": "lab-rx",
-                             "ifindex": 7}],
-                idf={"file": "loop.idf", "text": "listen lr0@lab-rx\n"},
-                tgs=tgs)
+    return run_meta(tgs=tgs)
 
 
 def sent(gaps_ns, tg=1, first=S, lateness=None, owd=5 * MS):

@@ -14,6 +14,7 @@ from scipy import stats as sps
 import mtgsap
 from mtgsap import cli, fit, plot
 from mtgsap.recording import F_HDR_CORRUPT, empty
+from mtgtest.sample import run_meta
 
 T0 = 1_800_000_000 * 10**9
 S = 10**9
@@ -73,17 +74,9 @@ def recording(tmp_path_factory):
     bad["flags"], bad["rx_ns"] = 1 | F_HDR_CORRUPT, T0 + 5 * S
     recs = np.concatenate([r1, r2, bad])
     recs = recs[np.argsort(recs["rx_ns"], kind="stable")]
-    meta = dict(command="run", mtgctl="0.1.0", run_id=7, start_ns=T0,
-                host={"name": "lab-1", "kernel": "6.1.0-56-amd64",
-                      "machine": "x86_64"},
-                clock={"id": "CLOCK_TAI", "synchronised": True,
-                       "tai_offset_s": 37},
-                interfaces=[{"id": 1, "dev": "lr0", "netns": "lab-rx",
-                             "ifindex": 7}],
-                idf={"file": "loop.idf", "text": "listen lr0@lab-rx\n"},
-                tgs=[tg(1), tg(2, dist="poisson", inta_ns=None,
-                               pkts={"max": 256, "min": 256},
-                               thro={"req": 64000, "min": 0})])
+    meta = run_meta(tgs=[tg(1), tg(2, dist="poisson", inta_ns=None,
+                                   pkts={"max": 256, "min": 256},
+                                   thro={"req": 64000, "min": 0})])
     path = tmp_path_factory.mktemp("rec") / "loop.rec"
     mtgsap.write(path, meta, recs)
     return path

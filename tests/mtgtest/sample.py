@@ -41,6 +41,19 @@ def _flow(rng, tg, sched, payload, owd_ms, owd_sd_ms, lost=0.0, dup=0.0):
     return r
 
 
+def run_meta(**changes):
+    """The metadata of a loop-back run, as mtgctl writes it: run 7 from
+    T0, received on lr0 in lab-rx; `changes` replace or add keys (tgs)."""
+    return dict(dict(
+        command="run", mtgctl="0.1.0", run_id=7, start_ns=T0,
+        host={"name": "lab-1", "kernel": "6.1.0-56-amd64",
+              "machine": "x86_64"},
+        clock={"id": "CLOCK_TAI", "synchronised": True, "tai_offset_s": 37},
+        interfaces=[{"id": 1, "dev": "lr0", "netns": "lab-rx",
+                     "ifindex": 7}],
+        idf={"file": "loop.idf", "text": "listen lr0@lab-rx\n"}), **changes)
+
+
 def loop_recording(path):
     rng = np.random.default_rng(2026)
     n1 = 9000
@@ -62,15 +75,8 @@ def loop_recording(path):
     bad["len"] = 1000 + HEADERS
     recs = np.concatenate([r1, r2, bad])
     recs = recs[np.argsort(recs["rx_ns"], kind="stable")]
-    meta = dict(
-        command="run", mtgctl="0.1.0", run_id=7, start_ns=T0,
-        host={"name": "lab-1", "kernel": "6.1.0-56-amd64",
-              "machine": "x86_64"},
-        clock={"id": "CLOCK_TAI", "synchronised": True, "tai_offset_s": 37},
+    meta = run_meta(
         ring_records=65536, passthrough=False,
-        interfaces=[{"id": 1, "dev": "lr0", "netns": "lab-rx",
-                     "ifindex": 7}],
-        idf={"file": "loop.idf", "text": "listen lr0@lab-rx\n"},
         tgs=[{"id": 1, "dev": "la0", "netns": "lab-tx",
               "src": "10.0.0.1:5001", "dst": "10.0.1.2:9001"},
              {"id": 2, "dev": "la0", "netns": "lab-tx",
