@@ -4,7 +4,6 @@ options; Documentation/analysis.rst explains them with examples."""
 
 import argparse
 import importlib
-import os
 import sys
 
 import numpy as np
@@ -68,9 +67,6 @@ def cmd_filter(args):
         mask = selected(rec, args)
         fmt = args.format or ("csv" if args.output.endswith(".csv")
                               else "rec")
-        if os.path.exists(args.output) and not args.force:
-            raise RecordingError(f"{args.output}: exists (--force to "
-                                 f"overwrite)")
         if fmt == "csv":
             from .export import write_csv
             write_csv(rec, mask, args.output, force=args.force)
