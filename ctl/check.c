@@ -29,6 +29,22 @@ static void endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
 		snprintf(buf, size, "%s:%u", addr, port);
 }
 
+static void print_dist_params(const struct idf_tg *tg)
+{
+	unsigned int i, n = idf_dist_nparams(tg->dist);
+	bool is_time;
+
+	for (i = 0; i < n; i++) {
+		idf_dist_param(tg->dist, i, &is_time);
+		if (is_time)
+			printf(" %.9gms", tg->dist_param[i] / 1e6);
+		else
+			printf(" %.9g", tg->dist_param[i]);
+	}
+	if (tg->dist == IDF_DIST_FGN)
+		printf(" %s", tg->fgn_method == IDF_FGN_RMD ? "rmd" : "exact");
+}
+
 static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		     const struct tt *tt)
 {
@@ -47,8 +63,13 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	printf("  src %s  dst %s  %s  tos %u  ttl %u\n", src, dst,
 	       tg->dst.family == AF_INET6 ? "IPv6" : "IPv4", tg->tos,
 	       tg->ttl);
-	printf("  dist %s  pkts %" PRIu32 " bytes  ", idf_dist_name(tg->dist),
-	       tg->len_max);
+	printf("  dist %s", idf_dist_name(tg->dist));
+	print_dist_params(tg);
+	if (tg->pkts == IDF_PKTS_VARIABLE)
+		printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ", tg->len_min,
+		       tg->len_max);
+	else
+		printf("  pkts %" PRIu32 " bytes  ", tg->len_max);
 	if (idf_has(tg, IDF_KW_thro))
 		printf("thro %" PRIu64 " bit/s\n", tg->thro_req);
 	else
@@ -78,9 +99,15 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		       tg->mac[5]);
 	else
 		printf("  mac (resolved)\n");
-	printf("  table: %s, %zu entr%s, period %" PRIu64 " ns, mean gap %" PRIu64,
+	printf("  table: %s, %zu entr%s, period %" PRIu64 " ns",
 	       tt->stream ? "stream" : "loop", tt->len,
-	       tt->len == 1 ? "y" : "ies", tt->period_ns, tt->mean_num);
+	       tt->len == 1 ? "y" : "ies", tt->period_ns);
+	if (!tt->mean_den) {
+		printf(", drawn (%s, seed %" PRIu32 ")\n",
+		       idf_rng_name(tg->rng), idf_seed(tg));
+		return;
+	}
+	printf(", mean gap %" PRIu64, tt->mean_num);
 	if (tt->mean_den != 1)
 		printf("/%" PRIu64, tt->mean_den);
 	printf(" ns%s\n", tt->exact ? "" : " (rate within 0.5 ns a table)");

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "idf.h"
 #include "lehmer.h"
+#include "rng.h"
 
 struct tok {
 	char *s;		/* NUL-terminated, inside the line buffer */
@@ -55,11 +57,56 @@ static const char *const later_keywords[] = {
 	"data", "qlen", "jitt", "cos", "addr", "nowb", "rpol", NULL
 };
 
-/* Distributions of MTG and D-ITG that this version lacks. */
-static const char *const later_dists[] = {
-	"random", "uniform", "poisson", "exponential", "markov", "mmpp",
-	"fractal", "fgn", "voice", "file", "trace", "pareto", "cauchy",
-	"normal", "gamma", "weibull", "lognormal", NULL
+/* Models of MTG and D-ITG that this version lacks. */
+static const char *const later_dists[] = { "file", "trace", "pcap", NULL };
+
+/* What a model's parameter is, and the values it takes. */
+enum param_kind {
+	P_TIME,			/* a time, 0 or more */
+	P_TIME_POS,		/* a time above 0 */
+	P_POS,			/* a number above 0 */
+	P_RATIO,		/* a number, 1 or more */
+	P_HURST,		/* a number between 0 and 1 */
+};
+
+/*
+ * The models `dist` takes, by enum idf_dist: the name, MTG's name for it,
+ * the parameters (the first nreq required) and the defaults of the others.
+ */
+static const struct model {
+	const char *name;
+	const char *alias;
+	const char *args;
+	unsigned int nreq, nparam;
+	const char *pname[IDF_DIST_PARAMS];
+	enum param_kind kind[IDF_DIST_PARAMS];
+	double dflt[IDF_DIST_PARAMS];
+} models[IDF_DIST_COUNT] = {
+	[IDF_DIST_FIXED] = { "fixed", NULL, "", 0, 0 },
+	[IDF_DIST_UNIFORM] = { "uniform", "random", "", 0, 0 },
+	[IDF_DIST_EXPONENTIAL] = { "exponential", "poisson", "", 0, 0 },
+	[IDF_DIST_MMPP] = { "mmpp", "markov", "HIGH LOW RATIO", 3, 3,
+		{ "HIGH", "LOW", "RATIO" }, { P_TIME_POS, P_TIME_POS, P_RATIO } },
+	/* ITU-T P.59's mean talkspurt and pause, English speech. */
+	[IDF_DIST_VOICE] = { "voice", NULL, "[TALK SILENCE]", 0, 2,
+		{ "TALK", "SILENCE" }, { P_TIME_POS, P_TIME_POS },
+		{ 1004e6, 1587e6 } },
+	[IDF_DIST_FGN] = { "fgn", "fractal",
+		"PEAKEDNESS HURST [SLOT] [exact|rmd]", 2, 3,
+		{ "PEAKEDNESS", "HURST", "SLOT" },
+		{ P_POS, P_HURST, P_TIME_POS }, { 0, 0, 10e6 } },
+	[IDF_DIST_PARETO] = { "pareto", NULL, "SHAPE SCALE", 2, 2,
+		{ "SHAPE", "SCALE" }, { P_POS, P_TIME_POS } },
+	[IDF_DIST_CAUCHY] = { "cauchy", NULL, "MEDIAN SCALE", 2, 2,
+		{ "MEDIAN", "SCALE" }, { P_TIME, P_TIME_POS } },
+	[IDF_DIST_NORMAL] = { "normal", NULL, "MEAN SD", 2, 2,
+		{ "MEAN", "SD" }, { P_TIME, P_TIME_POS } },
+	[IDF_DIST_GAMMA] = { "gamma", NULL, "SHAPE SCALE", 2, 2,
+		{ "SHAPE", "SCALE" }, { P_POS, P_TIME_POS } },
+	[IDF_DIST_WEIBULL] = { "weibull", NULL, "SHAPE SCALE", 2, 2,
+		{ "SHAPE", "SCALE" }, { P_POS, P_TIME_POS } },
+	[IDF_DIST_LOGNORMAL] = { "lognormal", NULL, "MEDIAN SIGMA", 2, 2,
+		{ "MEDIAN", "SIGMA" }, { P_TIME_POS, P_POS } },
 };
 
 const char *idf_kw_name(enum idf_kw kw)
@@ -74,7 +121,55 @@ const char *idf_kw_args(enum idf_kw kw)
 
 const char *idf_dist_name(enum idf_dist d)
 {
-	return d == IDF_DIST_FIXED ? "fixed" : "?";
+	return d < IDF_DIST_COUNT ? models[d].name : "?";
+}
+
+const char *idf_pkts_name(enum idf_pkts k)
+{
+	static const char *const names[] = {
+		[IDF_PKTS_FIXED] = "fixed",
+		[IDF_PKTS_VARIABLE] = "variable",
+		[IDF_PKTS_COMPUTED] = "computed",
+	};
+
+	return k <= IDF_PKTS_COMPUTED ? names[k] : "?";
+}
+
+unsigned int idf_dist_nparams(enum idf_dist d)
+{
+	return d < IDF_DIST_COUNT ? models[d].nparam : 0;
+}
+
+const char *idf_dist_param(enum idf_dist d, unsigned int i, bool *is_time)
+{
+	if (d >= IDF_DIST_COUNT || i >= models[d].nparam)
+		return NULL;
+	*is_time = models[d].kind[i] == P_TIME ||
+		models[d].kind[i] == P_TIME_POS;
+	return models[d].pname[i];
+}
+
+bool idf_dist_sets_gaps(enum idf_dist d)
+{
+	return d >= IDF_DIST_PARETO;
+}
+
+const char *idf_rng_name(int rng)
+{
+	return rng_name(rng);
+}
+
+double idf_mean_len(const struct idf_tg *tg)
+{
+	return tg->pkts == IDF_PKTS_VARIABLE ?
+		(tg->len_min + (double)tg->len_max) / 2 : tg->len_max;
+}
+
+double idf_mean_gap_ns(const struct idf_tg *tg)
+{
+	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED)
+		return idf_mean_len(tg) * 8e9 / (double)tg->thro_req;
+	return (tg->inta_min + (double)tg->inta_max) / 2;
 }
 
 const char *idf_patt_name(enum idf_patt pt)
@@ -627,19 +722,99 @@ static int parse_tgid(struct parser *p, struct idf_tg *tg)
 	return -1;
 }
 
+#define WHAT_DIST \
+	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal)"
+
+static int model_lookup(const char *s)
+{
+	int i;
+
+	for (i = 0; i < IDF_DIST_COUNT; i++)
+		if (!strcmp(s, models[i].name) ||
+		    (models[i].alias && !strcmp(s, models[i].alias)))
+			return i;
+	return -1;
+}
+
+/* One parameter of the model m into *v; what the errors call it. */
+static int arg_param(struct parser *p, const struct tok *t,
+		     const struct model *m, unsigned int i, double *v)
+{
+	static const char *const what[] = {
+		[P_TIME] = "a time (ms, or a unit: ns, us, ms, s)",
+		[P_TIME_POS] = "a time above 0 (ms, or a unit: ns, us, ms, s)",
+		[P_POS] = "a number above 0",
+		[P_RATIO] = "a number, 1 or more",
+		[P_HURST] = "a number between 0 and 1 (exclusive)",
+	};
+	enum param_kind k = m->kind[i];
+	char desc[128];
+	const char *why = NULL;
+	uint64_t ns;
+	char *end;
+	bool ok;
+
+	snprintf(desc, sizeof(desc), "%s's %s, %s", m->name, m->pname[i],
+		 what[k]);
+	if (k == P_TIME || k == P_TIME_POS) {
+		ok = !idf_parse_time(t->s, 6, &ns, &why) &&
+			(k == P_TIME || ns > 0);
+		*v = (double)ns;
+	} else {
+		errno = 0;
+		*v = strtod(t->s, &end);
+		ok = !errno && !*end && end != t->s && isfinite(*v) &&
+			(isdigit((unsigned char)t->s[0]) || t->s[0] == '.');
+		ok = ok && (k == P_POS ? *v > 0 : k == P_RATIO ? *v >= 1 :
+			    *v > 0 && *v < 1);
+	}
+	return ok ? 0 : expected(p, t, desc, why);
+}
+
 static int parse_dist(struct parser *p, struct idf_tg *tg)
 {
-	struct tok *t = need(p, "a distribution ('fixed')");
+	struct tok *t = need(p, WHAT_DIST);
+	const struct model *m;
+	unsigned int i;
+	int d;
 
 	if (!t)
 		return -1;
-	if (!strcmp(t->s, "fixed")) {
-		tg->dist = IDF_DIST_FIXED;
-		return 0;
+	d = model_lookup(t->s);
+	if (d < 0) {
+		if (in_list(later_dists, t->s))
+			return not_yet(p, t, "the models of 'dist'");
+		return expected(p, t, WHAT_DIST, NULL);
 	}
-	if (in_list(later_dists, t->s))
-		return not_yet(p, t, "'fixed'");
-	return expected(p, t, "a distribution ('fixed')", NULL);
+	m = &models[d];
+	memset(tg->dist_param, 0, sizeof(tg->dist_param));
+	for (i = 0; i < m->nparam; i++) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "%s's %s", m->name, m->pname[i]);
+		t = i < m->nreq ? need(p, what) : maybe(p);
+		if (!t) {
+			if (i < m->nreq)
+				return -1;
+			for (; i < m->nparam; i++)
+				tg->dist_param[i] = m->dflt[i];
+			break;
+		}
+		if (arg_param(p, t, m, i, &tg->dist_param[i]))
+			return -1;
+	}
+	tg->dist = (enum idf_dist)d;
+	tg->fgn_method = IDF_FGN_EXACT;
+	if (d == IDF_DIST_FGN && p->pos < p->ntok) {
+		const char *w = p->toks[p->pos].s;
+
+		if (!strcmp(w, "rmd") || !strcmp(w, "exact")) {
+			tg->fgn_method = w[0] == 'r' ? IDF_FGN_RMD :
+				IDF_FGN_EXACT;
+			p->pos++;
+		}
+	}
+	return 0;
 }
 
 static int parse_pkts(struct parser *p, struct idf_tg *tg)
@@ -648,9 +823,15 @@ static int parse_pkts(struct parser *p, struct idf_tg *tg)
 
 	if (!t)
 		return -1;
-	if (!strcmp(t->s, "variable") || !strcmp(t->s, "computed"))
-		return not_yet(p, t, "'fixed'");
-	if (!strcmp(t->s, "fixed")) {
+	tg->pkts = IDF_PKTS_FIXED;
+	tg->len_max = tg->len_min = 0;
+	if (!strcmp(t->s, "computed")) {
+		tg->pkts = IDF_PKTS_COMPUTED;
+		return 0;
+	}
+	if (!strcmp(t->s, "fixed") || !strcmp(t->s, "variable")) {
+		if (t->s[0] == 'v')
+			tg->pkts = IDF_PKTS_VARIABLE;
 		t = need(p, WHAT_LEN);
 		if (!t)
 			return -1;
@@ -658,16 +839,23 @@ static int parse_pkts(struct parser *p, struct idf_tg *tg)
 	if (arg_len(p, t, &tg->len_max))
 		return -1;
 	tg->len_min = tg->len_max;
-	m = maybe(p);
-	if (m) {
-		if (arg_len(p, m, &tg->len_min))
-			return -1;
-		if (tg->len_min != tg->len_max) {
-			error_at(p->f, p->line, m->col,
-				 "with 'pkts fixed', MIN must equal MAX (got %u and %u)",
-				 tg->len_max, tg->len_min);
-			return -1;
-		}
+	m = tg->pkts == IDF_PKTS_VARIABLE ? need(p, "a minimum length in bytes") :
+		maybe(p);
+	if (!m)
+		return tg->pkts == IDF_PKTS_VARIABLE ? -1 : 0;
+	if (arg_len(p, m, &tg->len_min))
+		return -1;
+	if (tg->pkts == IDF_PKTS_FIXED && tg->len_min != tg->len_max) {
+		error_at(p->f, p->line, m->col,
+			 "with 'pkts fixed', MIN must equal MAX (got %u and %u)",
+			 tg->len_max, tg->len_min);
+		return -1;
+	}
+	if (tg->len_min > tg->len_max) {
+		error_at(p->f, p->line, m->col,
+			 "'pkts variable' MIN %u is above MAX %u", tg->len_min,
+			 tg->len_max);
+		return -1;
 	}
 	return 0;
 }
@@ -890,6 +1078,13 @@ static int parse_late(struct parser *p, struct idf_tg *tg)
 		return -1;
 	tg->late = v ? IDF_LATE_SKIP : IDF_LATE_CATCHUP;
 	return 0;
+}
+
+/* The enum rng_kind values are parse_choice()'s 0 and 1. */
+static int parse_rng(struct parser *p, struct idf_tg *tg)
+{
+	return parse_choice(p, rng_name(RNG_MT19937), rng_name(RNG_LEHMER),
+			    &tg->rng);
 }
 
 static int parse_mac(struct parser *p, struct idf_tg *tg)
@@ -1182,14 +1377,32 @@ int idf_parse(struct idf_file *f, FILE *in)
 
 /* Validation: what only the whole TG tells. */
 
+/* `pkts computed`: the length that carries `thro` with one packet per `inta`. */
+static void compute_len(struct idf_file *f, struct idf_tg *tg)
+{
+	uint32_t ok = tg->set & ~tg->bad;
+	double len;
+
+	if (!(ok & (1U << IDF_KW_thro)) || !(ok & (1U << IDF_KW_inta)) ||
+	    tg->inta_min != tg->inta_max) {
+		error_loc(f, &tg->loc[IDF_KW_pkts],
+			  "TG %u: 'pkts computed' needs 'thro' and one 'inta' (the length is thro * inta / 8)",
+			  tg->id);
+		tg->bad |= 1U << IDF_KW_pkts;
+		return;
+	}
+	len = (double)tg->thro_req * (double)tg->inta_min / 8e9;
+	tg->len_max = tg->len_min = len > IDF_LEN_MAX + 1 ? IDF_LEN_MAX + 1 :
+		(uint32_t)llround(len);
+}
+
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
-	uint32_t known = tg->set & ~tg->bad;
 	bool v6 = tg->dst.family == AF_INET6;
 	uint32_t min_len = v6 ? IDF_LEN_MIN_IPV6 : IDF_LEN_MIN_IPV4;
 
-#define KNOWN(k)	(known & (1U << IDF_KW_##k))
+#define KNOWN(k)	(tg->set & ~tg->bad & (1U << IDF_KW_##k))
 #define GIVEN(k)	idf_has(tg, IDF_KW_##k)
 	if (!GIVEN(dst))
 		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
@@ -1200,9 +1413,23 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	if (!GIVEN(pkts))
 		error_loc(f, at, "TG %u has no 'pkts' (the packet length)",
 			  tg->id);
-	if (!GIVEN(thro) && !GIVEN(inta))
+	if (KNOWN(pkts) && tg->pkts == IDF_PKTS_COMPUTED)
+		compute_len(f, tg);
+	if (GIVEN(dist) && !KNOWN(dist)) {
+		/* reported; which model it was to be is unknown */
+	} else if (idf_dist_sets_gaps(tg->dist)) {
+		if (GIVEN(thro) && tg->pkts != IDF_PKTS_COMPUTED)
+			warn_loc(f, &tg->loc[IDF_KW_thro],
+				 "TG %u: 'thro' is ignored: 'dist %s' sets the gaps",
+				 tg->id, idf_dist_name(tg->dist));
+		if (GIVEN(inta))
+			warn_loc(f, &tg->loc[IDF_KW_inta],
+				 "TG %u: 'inta' is ignored: 'dist %s' sets the gaps",
+				 tg->id, idf_dist_name(tg->dist));
+	} else if (!GIVEN(thro) && !GIVEN(inta)) {
 		error_loc(f, at, "TG %u has neither 'thro' nor 'inta': nothing sets its rate",
 			  tg->id);
+	}
 	if (KNOWN(src) && KNOWN(dst) && tg->src.family &&
 	    tg->src.family != tg->dst.family)
 		error_loc(f, &tg->loc[IDF_KW_src],
@@ -1223,7 +1450,10 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "TG %u: 'thro' %llu bit/s with %u-byte packets needs gaps below a nanosecond",
 			  tg->id, (unsigned long long)tg->thro_req,
 			  tg->len_max);
-	if (GIVEN(thro) && GIVEN(pkts) && GIVEN(inta)) {
+	if (idf_dist_sets_gaps(tg->dist) || (GIVEN(dist) && !KNOWN(dist))) {
+		/* warned above */
+	} else if (GIVEN(thro) && GIVEN(pkts) && GIVEN(inta) &&
+		   tg->pkts != IDF_PKTS_COMPUTED) {
 		warn_loc(f, &tg->loc[IDF_KW_inta],
 			 "TG %u: 'inta' is ignored: 'pkts' and 'thro' set the gap",
 			 tg->id);
@@ -1237,6 +1467,12 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 				  "TG %u: with 'dist fixed', 'inta' MIN must equal MAX",
 				  tg->id);
 	}
+	if (tg->dist == IDF_DIST_FGN && KNOWN(dist) && KNOWN(pkts) &&
+	    (KNOWN(thro) || KNOWN(inta)) &&
+	    tg->dist_param[2] < idf_mean_gap_ns(tg))
+		error_loc(f, &tg->loc[IDF_KW_dist],
+			  "TG %u: 'dist fgn' SLOT %.0f ns holds less than one packet on average (the mean gap is %.0f ns): make it longer",
+			  tg->id, tg->dist_param[2], idf_mean_gap_ns(tg));
 #undef KNOWN
 #undef GIVEN
 }

@@ -43,14 +43,15 @@
  */
 #define IDF_KEYWORDS(K)						\
 	K(tgid,		"N")					\
-	K(dist,		"fixed")				\
-	K(pkts,		"fixed MAX [MIN]")			\
+	K(dist,		"MODEL [PARAMETERS]")			\
+	K(pkts,		"fixed|variable MAX [MIN] | computed")	\
 	K(inta,		"MIN [MAX]")				\
 	K(thro,		"REQ [MIN]")				\
 	K(time,		"relative START [DURATION]")		\
 	K(count,	"N")					\
 	K(patt,		"fixed|random|incremental N")		\
 	K(seed,		"N")					\
+	K(rng,		"mt19937|lehmer")			\
 	K(dev,		"NAME")					\
 	K(netns,	"NAME")					\
 	K(cpu,		"N")					\
@@ -74,7 +75,26 @@ enum idf_kw {
 	IDF_KW_COUNT
 };
 
-enum idf_dist { IDF_DIST_FIXED };
+/* The models of the gaps between departures (Documentation/idf.rst). */
+enum idf_dist {
+	IDF_DIST_FIXED,
+	IDF_DIST_UNIFORM,	/* MTG's "random" */
+	IDF_DIST_EXPONENTIAL,	/* MTG's "poisson" */
+	IDF_DIST_MMPP,		/* 2-state Markov-modulated Poisson */
+	IDF_DIST_VOICE,		/* talkspurts and silences */
+	IDF_DIST_FGN,		/* fractional Gaussian noise */
+	IDF_DIST_PARETO,	/* D-ITG's */
+	IDF_DIST_CAUCHY,
+	IDF_DIST_NORMAL,
+	IDF_DIST_GAMMA,
+	IDF_DIST_WEIBULL,
+	IDF_DIST_LOGNORMAL,
+	IDF_DIST_COUNT
+};
+#define IDF_DIST_PARAMS		3	/* most parameters a model takes */
+
+enum idf_pkts { IDF_PKTS_FIXED, IDF_PKTS_VARIABLE, IDF_PKTS_COMPUTED };
+enum idf_fgn { IDF_FGN_EXACT, IDF_FGN_RMD };
 enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
@@ -100,6 +120,13 @@ struct idf_tg {
 	struct idf_loc loc[IDF_KW_COUNT];	/* where each was given */
 
 	enum idf_dist dist;
+	/*
+	 * The model's parameters in the order `dist` takes them: times in
+	 * nanoseconds, other numbers as written.
+	 */
+	double dist_param[IDF_DIST_PARAMS];
+	enum idf_fgn fgn_method;
+	enum idf_pkts pkts;
 	uint32_t len_max;	/* pkts: bytes at L2 without FCS */
 	uint32_t len_min;
 	uint64_t inta_min;	/* nanoseconds */
@@ -111,7 +138,8 @@ struct idf_tg {
 	uint64_t count;		/* packets; 0: no limit */
 	enum idf_patt patt;
 	uint8_t patt_value;
-	uint32_t seed;		/* Lehmer seed, 1 .. 2^31 - 2 */
+	uint32_t seed;		/* 1 .. 2^31 - 2 */
+	int rng;		/* enum rng_kind */
 	char dev[IDF_DEVNAME_MAX + 1];
 	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
 	uint32_t cpu;		/* valid if set has IDF_KW_cpu */
@@ -180,11 +208,22 @@ static inline bool idf_has(const struct idf_tg *tg, enum idf_kw kw)
 /* Names of the values, as the IDF writes them. */
 const char *idf_dist_name(enum idf_dist d);
 const char *idf_patt_name(enum idf_patt p);
+const char *idf_pkts_name(enum idf_pkts k);
 const char *idf_path_name(enum idf_path p);
 const char *idf_mode_name(enum idf_mode m);
 const char *idf_late_name(enum idf_late l);
 
-/* The TG's Lehmer seed: `seed`, else derived from the tgid. */
+/* The model's parameters: how many, the name of the i-th (upper case). */
+unsigned int idf_dist_nparams(enum idf_dist d);
+const char *idf_dist_param(enum idf_dist d, unsigned int i, bool *is_time);
+/* The model sets the gaps by its own parameters (D-ITG's), not by a rate. */
+bool idf_dist_sets_gaps(enum idf_dist d);
+const char *idf_rng_name(int rng);
+/* Mean frame length, bytes; mean gap from `thro` or `inta`, ns. */
+double idf_mean_len(const struct idf_tg *tg);
+double idf_mean_gap_ns(const struct idf_tg *tg);
+
+/* The TG's seed: `seed`, else derived from the tgid. */
 uint32_t idf_seed(const struct idf_tg *tg);
 /* The payload's xorshift seed: the first value of the TG's Lehmer stream. */
 uint32_t idf_patt_seed(const struct idf_tg *tg);

@@ -52,6 +52,21 @@ static const struct prog_option info_options[] = {
 	END_OPTIONS
 };
 
+static const struct table_opts table_defaults = { .format = "csv" };
+
+static const struct prog_option table_options[] = {
+	DEFINE_OPTION("tg", OPT_COUNT, struct table_opts, tg,
+		      .metavar = "N", .min = 1, .max = UINT32_MAX,
+		      .help = "only TG N; default: every TG"),
+	DEFINE_OPTION("count", OPT_COUNT, struct table_opts, count,
+		      .metavar = "K", .min = 1, .max = UINT64_MAX,
+		      .help = "K departures (a looping table repeats); default: one pass of the table"),
+	DEFINE_OPTION("format", OPT_STRING, struct table_opts, format,
+		      .metavar = "csv|bin",
+		      .help = "CSV (default), or 24-byte little-endian records"),
+	END_OPTIONS
+};
+
 #define RING_HELP "the receive ring's records, a power of two; default 65536"
 
 static const struct run_opts run_defaults = {
@@ -152,6 +167,12 @@ static int run_info(int nargs, char **args, const void *opts)
 	return cmd_info(args[0], opts);
 }
 
+static int run_table(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	return cmd_table(args[0], opts);
+}
+
 static int run_listen(int nargs, char **args, const void *opts)
 {
 	return cmd_listen(nargs, args, opts);
@@ -170,6 +191,10 @@ static const struct command commands[] = {
 	  "Receive only: record the MTG packets arriving on the interfaces DEV\n        (in namespace NETNS) until SIGINT/SIGTERM or --duration.",
 	  listen_options, &listen_defaults, sizeof(struct listen_opts), "DEV",
 	  1, -1, run_listen },
+	{ "table", "FILE.idf [--tg N] [--count K] [--format csv|bin]",
+	  "Print the timetables of FILE (departure, gap, length) without sending.",
+	  table_options, &table_defaults, sizeof(struct table_opts), "FILE",
+	  1, 1, run_table },
 	{ "info", "RECORDING [--json]",
 	  "Check a recording and show what it holds, per flow.",
 	  info_options, &info_defaults, sizeof(struct info_opts), "FILE", 1, 1,
@@ -215,7 +240,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | run | listen | info }\n");
+		"COMMAND := { check | table | run | listen | info }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -231,6 +256,7 @@ static void usage(FILE *out)
 		"Examples:\n"
 		"  mtgctl check examples/demo.idf\n"
 		"  mtgctl check examples/demo.idf --json | jq '.tgs[0].table.len'\n"
+		"  mtgctl table examples/demo.idf --count 10\n"
 		"  sudo mtgctl run examples/demo.idf --batch --json demo.json\n"
 		"  sudo mtgctl run examples/demo.idf --batch -o demo.rec --json demo.json\n"
 		"  sudo mtgctl listen eth1 -o received.rec --duration 60\n"
@@ -344,6 +370,7 @@ int main(int argc, char **argv)
 		struct run_opts run;
 		struct listen_opts listen;
 		struct info_opts info;
+		struct table_opts table;
 	} opts;
 	int first;
 
@@ -361,7 +388,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, run, listen, info)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

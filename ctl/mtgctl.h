@@ -51,8 +51,15 @@ struct info_opts {
 	bool json;
 };
 
+struct table_opts {
+	uint64_t tg;		/* 0: every TG */
+	uint64_t count;		/* departures; 0: one pass of the table */
+	const char *format;	/* "csv" or "bin" */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
+int cmd_table(const char *file, const struct table_opts *o);
 int cmd_run(const char *file, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 

@@ -11,11 +11,18 @@
  * gets TT_SPREAD_MAX entries summing to the nearest whole number of ns: the
  * rate is then off by at most 0.5 ns per TT_SPREAD_MAX gaps.
  * With `inta` the gap is given in whole ns: one entry.
+ *
+ * Every other model (and fixed gaps with variable lengths) draws its
+ * entries from models.h. Its table covers the TG's `count`, else its
+ * `time` duration, else TT_LOOP_SECONDS of traffic at its mean rate,
+ * within TT_LEN_MIN .. TT_LEN_MAX entries; a longer run loops over it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models.h"
 #include "tables.h"
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -61,7 +68,7 @@ static int tt_build_fixed(const struct idf_tg *tg, struct tt *tt, char *err,
 	uint64_t num, den, g;
 	size_t len;
 
-	if (idf_has(tg, IDF_KW_thro)) {
+	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
 		num = (uint64_t)tg->len_max * 8 * 1000000000ULL;
 		den = tg->thro_req;
 	} else {
@@ -85,16 +92,48 @@ static int tt_build_fixed(const struct idf_tg *tg, struct tt *tt, char *err,
 	return 0;
 }
 
+size_t tt_len_for(const struct idf_tg *tg)
+{
+	double n, span = (double)TT_LOOP_SECONDS * 1e9;
+
+	if (tg->count)
+		n = (double)tg->count;
+	else
+		n = (tg->duration ? (double)tg->duration : span) /
+			model_typical_gap(tg) + 1;
+	if (!tg->count && n < TT_LEN_MIN)
+		n = TT_LEN_MIN;
+	return n > TT_LEN_MAX ? TT_LEN_MAX : (size_t)ceil(n);
+}
+
+static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
+			  size_t size)
+{
+	struct model_gen g;
+	size_t k;
+
+	if (model_init(&g, tg, err, size))
+		return -1;
+	if (tt_alloc(tt, tt_len_for(tg), err, size)) {
+		model_free(&g);
+		return -1;
+	}
+	for (k = 0; k < tt->len; k++) {
+		model_next(&g, &tt->entries[k]);
+		tt->period_ns += tt->entries[k].gap_ns;
+	}
+	tt->clipped = g.clipped;
+	tt->negative = g.negative;
+	model_free(&g);
+	return 0;
+}
+
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
 {
 	memset(tt, 0, sizeof(*tt));
-	switch (tg->dist) {
-	case IDF_DIST_FIXED:
+	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE)
 		return tt_build_fixed(tg, tt, err, size);
-	}
-	snprintf(err, size, "no table builder for 'dist %s'",
-		 idf_dist_name(tg->dist));
-	return -1;
+	return tt_build_model(tg, tt, err, size);
 }
 
 void tt_free(struct tt *tt)

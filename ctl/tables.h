@@ -20,6 +20,10 @@
  * over up to this many entries, so the table's period is exact.
  */
 #define TT_SPREAD_MAX	1000
+/* Tables of random models: entries, and the traffic they cover by default. */
+#define TT_LEN_MIN	4096
+#define TT_LEN_MAX	(1U << 21)	/* 32 MiB */
+#define TT_LOOP_SECONDS	60
 
 struct tt {
 	struct mtg_tt_entry *entries;
@@ -29,7 +33,12 @@ struct tt {
 	uint64_t mean_num;	/* the mean gap asked for, ns: num / den */
 	uint64_t mean_den;
 	bool exact;		/* period_ns / len == mean_num / mean_den */
+	uint64_t clipped;	/* gaps cut to an hour (MODEL_GAP_MAX_NS) */
+	uint64_t negative;	/* fgn slots whose count was cut to 0 */
 };
+
+/* The entries of a random model's table. */
+size_t tt_len_for(const struct idf_tg *tg);
 
 /* 0, or -1 with a message in err (out of memory). */
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A TG as JSON (tg_json.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
@@ -33,6 +34,50 @@ static void json_pair(struct json *j, const char *key, const char *ka,
 	json_obj_end(j);
 }
 
+/*
+ * The model's parameters as mtgsap fit reads them: lower-case names,
+ * times as NAME_ns.
+ */
+static void json_dist_params(struct json *j, const struct idf_tg *tg)
+{
+	unsigned int i, n = idf_dist_nparams(tg->dist);
+	char key[40];
+	bool is_time;
+
+	json_key(j, "dist_params");
+	json_obj_begin(j);
+	/* the models without parameters of their own: what the rate gives */
+	switch (tg->dist) {
+	case IDF_DIST_FIXED:
+		json_kdouble(j, "value_ns", idf_mean_gap_ns(tg));
+		break;
+	case IDF_DIST_EXPONENTIAL:
+		json_kdouble(j, "mean_ns", idf_mean_gap_ns(tg));
+		break;
+	case IDF_DIST_UNIFORM:
+		json_kdouble(j, "min_ns", idf_has(tg, IDF_KW_thro) ? 0 :
+			     (double)tg->inta_min);
+		json_kdouble(j, "max_ns", idf_has(tg, IDF_KW_thro) ?
+			     2 * idf_mean_gap_ns(tg) : (double)tg->inta_max);
+		break;
+	default:
+		break;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = idf_dist_param(tg->dist, i, &is_time);
+		size_t k;
+
+		for (k = 0; name[k] && k < 32; k++)
+			key[k] = (char)tolower((unsigned char)name[k]);
+		snprintf(key + k, sizeof(key) - k, "%s", is_time ? "_ns" : "");
+		json_kdouble(j, key, tg->dist_param[i]);
+	}
+	if (tg->dist == IDF_DIST_FGN)
+		json_kstr(j, "method", tg->fgn_method == IDF_FGN_RMD ?
+			  "rmd" : "exact");
+	json_obj_end(j);
+}
+
 static void json_table(struct json *j, const struct tt *tt, bool entries)
 {
 	size_t i;
@@ -44,6 +89,8 @@ static void json_table(struct json *j, const struct tt *tt, bool entries)
 	json_ku64(j, "period_ns", tt->period_ns);
 	json_pair(j, "mean_gap_ns", "num", tt->mean_num, "den", tt->mean_den);
 	json_kbool(j, "exact", tt->exact);
+	json_ku64(j, "clipped", tt->clipped);
+	json_ku64(j, "negative_counts", tt->negative);
 	if (entries) {
 		json_key(j, "entries");
 		json_arr_begin(j);
@@ -75,7 +122,13 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 	json_ku64(j, "tos", tg->tos);
 	json_ku64(j, "ttl", tg->ttl);
 	json_kstr(j, "dist", idf_dist_name(tg->dist));
-	json_pair(j, "pkts", "max", tg->len_max, "min", tg->len_min);
+	json_dist_params(j, tg);
+	json_key(j, "pkts");
+	json_obj_begin(j);
+	json_kstr(j, "kind", idf_pkts_name(tg->pkts));
+	json_ku64(j, "max", tg->len_max);
+	json_ku64(j, "min", tg->len_min);
+	json_obj_end(j);
 	if (idf_has(tg, IDF_KW_thro))
 		json_pair(j, "thro", "req", tg->thro_req, "min", tg->thro_min);
 	else
@@ -95,6 +148,7 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 	json_ku64(j, "seed", idf_patt_seed(tg));
 	json_obj_end(j);
 	json_ku64(j, "seed", idf_seed(tg));
+	json_kstr(j, "rng", idf_rng_name(tg->rng));
 	json_kstr(j, "path", idf_path_name(tg->path));
 	json_kstr(j, "mode", idf_mode_name(tg->mode));
 	json_kstr(j, "late", idf_late_name(tg->late));

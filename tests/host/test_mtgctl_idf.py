@@ -65,8 +65,8 @@ def test_globals_inherited_and_overridden(mtgctl, tmp_path):
     assert one["dev"] == two["dev"] == "veth0"
     assert one["ttl"] == two["ttl"] == 7
     assert one["netns"] == "demo-rx" and two["netns"] == "other"
-    assert one["pkts"] == {"max": 200, "min": 200}
-    assert two["pkts"] == {"max": 400, "min": 400}
+    assert one["pkts"] == {"kind": "fixed", "max": 200, "min": 200}
+    assert two["pkts"] == {"kind": "fixed", "max": 400, "min": 400}
     assert one["dst"] == {"addr": "10.0.0.2", "port": 5000}
     assert two["dst"] == {"addr": "10.0.0.3", "port": 6000}
     # 200 bytes at 1.6 Mbit/s: 1 ms; 400 bytes: 2 ms
@@ -237,10 +237,32 @@ ERRORS = [
      "t.idf:2:24: error: 'qlen' is not supported yet"),
     (BASE + "tgid 1 pkts 200 inta 1 jitt 3\n",
      "t.idf:2:24: error: 'jitt' is not supported yet"),
-    (BASE + "tgid 1 pkts 200 inta 1 dist poisson\n",
-     "t.idf:2:29: error: 'dist poisson' is not supported yet (only 'fixed')"),
-    (BASE + "tgid 1 pkts variable 200 100 inta 1\n",
-     "t.idf:2:13: error: 'pkts variable' is not supported yet (only 'fixed')"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist trace x.txt\n",
+     "t.idf:2:29: error: 'dist trace' is not supported yet (only the models of 'dist')"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist zipf\n",
+     "t.idf:2:29: error: 'dist' expects a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal), got 'zipf'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist pareto 1.5\n",
+     "t.idf:2:40: error: 'dist' expects pareto's SCALE, got end of line"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist pareto -1 1ms\n",
+     "t.idf:2:36: error: 'dist' expects pareto's SHAPE, a number above 0, got '-1'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist mmpp 0.5s 2.5s 0.5\n",
+     "t.idf:2:44: error: 'dist' expects mmpp's RATIO, a number, 1 or more, got '0.5'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist fgn 1 1.2\n",
+     "t.idf:2:35: error: 'dist' expects fgn's HURST, a number between 0 and 1 (exclusive), got '1.2'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist normal 1ms 0\n",
+     "t.idf:2:40: error: 'dist' expects normal's SD, a time above 0 (ms, or a unit: ns, us, ms, s), got '0'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dist fgn 1 0.8 0.5ms\n",
+     "t.idf:2:24: error: TG 1: 'dist fgn' SLOT 500000 ns holds less than one packet on average (the mean gap is 1000000 ns): make it longer"),
+    (BASE + "tgid 1 pkts variable 200 inta 1\n",
+     "t.idf:2:26: error: 'pkts' expects a minimum length in bytes, got keyword 'inta'"),
+    (BASE + "tgid 1 pkts variable 200 300 inta 1\n",
+     "t.idf:2:26: error: 'pkts variable' MIN 300 is above MAX 200"),
+    (BASE + "tgid 1 pkts computed thro 1M\n",
+     "t.idf:2:8: error: TG 1: 'pkts computed' needs 'thro' and one 'inta' (the length is thro * inta / 8)"),
+    (BASE + "tgid 1 pkts computed thro 1M inta 10us\n",
+     "t.idf:2:8: error: TG 1: 'pkts' 1 is below the smallest IPv4 frame, 130 bytes (Ethernet 14 + IPv4 20 + UDP 8 + MTG header 88)"),
+    (BASE + "tgid 1 pkts 200 inta 1 rng dice\n",
+     "t.idf:2:28: error: 'rng' expects 'mt19937' or 'lehmer', got 'dice'"),
     (BASE + "tgid 1 pkts 200 inta 1 time absolute 5\n",
      "t.idf:2:29: error: 'time absolute' is not supported yet (only 'relative')"),
     ("dev eth0 pkts 200 inta 1\ntgid 1\n",

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The traffic models (Documentation/idf.rst, "Models"). Every variate
+ * comes from GSL's samplers on the TG's generator; the only arithmetic of
+ * our own is the structure of the models: the Markov chain of mmpp, the
+ * talkspurts of voice, the circulant embedding and midpoint displacement
+ * of fgn.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_fft_complex.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
+
+#include "models.h"
+#include "rng.h"
+
+#define P(i)	(g->tg->dist_param[i])
+
+double model_typical_gap(const struct idf_tg *tg)
+{
+	const double *p = tg->dist_param;
+
+	switch (tg->dist) {
+	case IDF_DIST_PARETO:	/* the median where the mean is infinite */
+		return p[0] > 1 ? p[1] * p[0] / (p[0] - 1) :
+			p[1] * pow(2, 1 / p[0]);
+	case IDF_DIST_CAUCHY:
+		return p[0] + p[1];
+	case IDF_DIST_NORMAL:
+		return p[0] + p[1];
+	case IDF_DIST_GAMMA:
+		return p[0] * p[1];
+	case IDF_DIST_WEIBULL:
+		return p[1] * gsl_sf_gamma(1 + 1 / p[0]);
+	case IDF_DIST_LOGNORMAL:
+		return p[0] * exp(p[1] * p[1] / 2);
+	case IDF_DIST_VOICE:	/* the mean over talkspurts and silences */
+		return idf_mean_gap_ns(tg) * (p[0] + p[1]) / p[0];
+	default:
+		return idf_mean_gap_ns(tg);
+	}
+}
+
+/* fGn's autocovariance at lag k, unit variance. */
+static double fgn_acov(double h, double k)
+{
+	return (pow(fabs(k + 1), 2 * h) - 2 * pow(fabs(k), 2 * h) +
+		pow(fabs(k - 1), 2 * h)) / 2;
+}
+
+/*
+ * Davies and Harte (1987): embed the covariance in a circulant of size
+ * 2N whose eigenvalues (one FFT) are the variances of independent
+ * complex normals; a second FFT of those gives N exact fGn samples.
+ */
+static int fgn_exact_init(struct model_gen *g, char *err, size_t size)
+{
+	size_t n = MODEL_FGN_BATCH, m = 2 * n, j;
+	double *w = g->fgn_work;
+
+	g->fgn_sqrt_eig = calloc(m, sizeof(double));
+	if (!g->fgn_sqrt_eig) {
+		snprintf(err, size, "out of memory for fgn's eigenvalues");
+		return -1;
+	}
+	for (j = 0; j < m; j++) {
+		w[2 * j] = fgn_acov(P(1), (double)(j <= n ? j : m - j));
+		w[2 * j + 1] = 0;
+	}
+	gsl_fft_complex_radix2_forward(w, 1, m);
+	for (j = 0; j < m; j++) {
+		/* >= 0 for fGn (Craigmile 2003); rounding can go below */
+		double ev = w[2 * j] > 0 ? w[2 * j] : 0;
+
+		g->fgn_sqrt_eig[j] = sqrt(ev / (double)m);
+	}
+	return 0;
+}
+
+static void fgn_exact_batch(struct model_gen *g, double *x)
+{
+	size_t n = MODEL_FGN_BATCH, m = 2 * n, k;
+	double *w = g->fgn_work, *s = g->fgn_sqrt_eig;
+
+	w[0] = s[0] * gsl_ran_gaussian_ziggurat(g->rng, 1);
+	w[1] = 0;
+	for (k = 1; k < n; k++) {
+		double re = gsl_ran_gaussian_ziggurat(g->rng, 1) * M_SQRT1_2;
+		double im = gsl_ran_gaussian_ziggurat(g->rng, 1) * M_SQRT1_2;
+
+		w[2 * k] = s[k] * re;
+		w[2 * k + 1] = s[k] * im;
+		w[2 * (m - k)] = s[k] * re;
+		w[2 * (m - k) + 1] = -s[k] * im;
+	}
+	w[2 * n] = s[n] * gsl_ran_gaussian_ziggurat(g->rng, 1);
+	w[2 * n + 1] = 0;
+	gsl_fft_complex_radix2_forward(w, 1, m);
+	for (k = 0; k < n; k++)
+		x[k] = w[2 * k];
+}
+
+/*
+ * MTG's method: random midpoint displacement of fractional Brownian
+ * motion on [0, 1] (Lau et al. 1995), then its increments, scaled to unit
+ * variance. An approximation: the Hurst parameter it gives runs low.
+ */
+static void fgn_rmd_batch(struct model_gen *g, double *x)
+{
+	size_t n = MODEL_FGN_BATCH, step, i;
+	double h = P(1), *b = g->fgn_work;
+	double c = sqrt(1 - pow(2, 2 * h - 2)), sd;
+	int level;
+
+	b[0] = 0;
+	b[n] = gsl_ran_gaussian_ziggurat(g->rng, 1);
+	for (level = 1, step = n / 2; step; level++, step /= 2) {
+		sd = c * pow(2, -level * h);
+		for (i = step; i < n; i += 2 * step)
+			b[i] = (b[i - step] + b[i + step]) / 2 +
+				gsl_ran_gaussian_ziggurat(g->rng, sd);
+	}
+	sd = pow((double)n, h);
+	for (i = 0; i < n; i++)
+		x[i] = (b[i + 1] - b[i]) * sd;
+}
+
+/* Packet counts per slot of the next batch: mean + sqrt(peakedness * mean) * fGn. */
+static void fgn_batch(struct model_gen *g)
+{
+	size_t n = MODEL_FGN_BATCH, k;
+	double mean = (double)g->slot_ns / g->mean_gap;
+	double sd = sqrt(P(0) * mean), *x = g->fgn_x;
+
+	if (g->tg->fgn_method == IDF_FGN_RMD)
+		fgn_rmd_batch(g, x);
+	else
+		fgn_exact_batch(g, x);
+	for (k = 0; k < n; k++) {
+		long long c = llround(mean + sd * x[k]);
+
+		if (c < 0) {
+			g->negative++;
+			c = 0;
+		}
+		g->counts[k] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+	}
+	g->in_batch = 0;
+}
+
+/* The next packet's departure: the slots' packets spread evenly in them. */
+static uint64_t fgn_departure(struct model_gen *g)
+{
+	uint64_t dep;
+
+	while (g->in_slot >= g->counts[g->in_batch]) {
+		g->in_slot = 0;
+		g->slot++;
+		if (++g->in_batch == MODEL_FGN_BATCH)
+			fgn_batch(g);
+	}
+	dep = g->slot * g->slot_ns +
+		g->in_slot * g->slot_ns / g->counts[g->in_batch];
+	g->in_slot++;
+	return dep;
+}
+
+static int fgn_init(struct model_gen *g, char *err, size_t size)
+{
+	size_t n = MODEL_FGN_BATCH;
+
+	g->slot_ns = (uint64_t)P(2);
+	g->counts = calloc(n, sizeof(*g->counts));
+	g->fgn_work = calloc(4 * n + 2, sizeof(double));
+	g->fgn_x = calloc(n, sizeof(double));
+	if (!g->counts || !g->fgn_work || !g->fgn_x) {
+		snprintf(err, size, "out of memory for fgn's batch");
+		return -1;
+	}
+	if (g->tg->fgn_method == IDF_FGN_EXACT && fgn_exact_init(g, err, size))
+		return -1;
+	fgn_batch(g);
+	g->next_dep = fgn_departure(g);
+	return 0;
+}
+
+/* 2-state MMPP: exponential stays in each state, Poisson arrivals in it. */
+static double mmpp_gap(struct model_gen *g)
+{
+	double gap = 0, x;
+
+	for (;;) {
+		x = gsl_ran_exponential(g->rng, 1 / g->rate[g->state]);
+		if (x <= g->left) {
+			g->left -= x;
+			return gap + x;
+		}
+		/* memoryless: what was drawn past the change is forgotten */
+		gap += g->left;
+		g->state ^= 1;
+		g->left = gsl_ran_exponential(g->rng, P(g->state));
+	}
+}
+
+static void mmpp_init(struct model_gen *g)
+{
+	double th = P(0), tl = P(1), ratio = P(2);
+	/* mean rate (th * high + tl * low) / (th + tl) = 1 / mean_gap */
+	double low = (th + tl) / (g->mean_gap * (ratio * th + tl));
+
+	g->rate[0] = ratio * low;
+	g->rate[1] = low;
+	/* start in the stationary distribution of the chain */
+	g->state = gsl_rng_uniform(g->rng) < th / (th + tl) ? 0 : 1;
+	g->left = gsl_ran_exponential(g->rng, P(g->state));
+}
+
+/* Talkspurts of a geometric number of packets (mean TALK), silences exponential. */
+static double voice_gap(struct model_gen *g)
+{
+	double p = g->mean_gap / P(0) < 1 ? g->mean_gap / P(0) : 1;
+	double gap = g->mean_gap;
+
+	if (!--g->spurt_left) {
+		gap += gsl_ran_exponential(g->rng, P(1));
+		g->spurt_left = gsl_ran_geometric(g->rng, p);
+	}
+	return gap;
+}
+
+/*
+ * Normal and Cauchy gaps: drawn again while below 0, so the law is the
+ * distribution truncated to [0, inf). LOCATION and MEAN are not below 0,
+ * so a draw is kept with probability 1/2 at least.
+ */
+static double truncated(gsl_rng *r, double loc, double scale, bool cauchy)
+{
+	double v;
+
+	do
+		v = loc + (cauchy ? gsl_ran_cauchy(r, scale) :
+			   gsl_ran_gaussian_ziggurat(r, scale));
+	while (v < 0);
+	return v;
+}
+
+static double gap_draw(struct model_gen *g)
+{
+	gsl_rng *r = g->rng;
+	const struct idf_tg *tg = g->tg;
+
+	switch (tg->dist) {
+	case IDF_DIST_FIXED:
+		return 0;	/* model_next() spreads the fixed gap */
+	case IDF_DIST_UNIFORM:
+		if (idf_has(tg, IDF_KW_thro))
+			return gsl_ran_flat(r, 0, 2 * g->mean_gap);
+		return gsl_ran_flat(r, (double)tg->inta_min,
+				    (double)tg->inta_max);
+	case IDF_DIST_EXPONENTIAL:
+		return gsl_ran_exponential(r, g->mean_gap);
+	case IDF_DIST_MMPP:
+		return mmpp_gap(g);
+	case IDF_DIST_VOICE:
+		return voice_gap(g);
+	case IDF_DIST_FGN:
+		return 0;	/* model_next() takes the departures */
+	case IDF_DIST_PARETO:
+		return gsl_ran_pareto(r, P(0), P(1));
+	case IDF_DIST_CAUCHY:
+		return truncated(r, P(0), P(1), true);
+	case IDF_DIST_NORMAL:
+		return truncated(r, P(0), P(1), false);
+	case IDF_DIST_GAMMA:
+		return gsl_ran_gamma(r, P(0), P(1));
+	case IDF_DIST_WEIBULL:
+		return gsl_ran_weibull(r, P(1), P(0));
+	case IDF_DIST_LOGNORMAL:
+		return gsl_ran_lognormal(r, log(P(0)), P(1));
+	case IDF_DIST_COUNT:
+		break;
+	}
+	return 0;
+}
+
+void model_next(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	const struct idf_tg *tg = g->tg;
+	double gap;
+
+	memset(e, 0, sizeof(*e));
+	if (tg->dist == IDF_DIST_FIXED) {
+		/* departures at round(k * mean): exact on average */
+		e->gap_ns = (uint64_t)llround((double)(g->k + 1) * g->mean_gap) -
+			(uint64_t)llround((double)g->k * g->mean_gap);
+	} else if (tg->dist == IDF_DIST_FGN) {
+		uint64_t dep = fgn_departure(g);
+
+		e->gap_ns = dep - g->next_dep;
+		g->next_dep = dep;
+	} else {
+		gap = gap_draw(g);
+		if (gap > MODEL_GAP_MAX_NS) {
+			gap = MODEL_GAP_MAX_NS;
+			g->clipped++;
+		}
+		e->gap_ns = (uint64_t)llround(gap);
+	}
+	if (tg->pkts == IDF_PKTS_VARIABLE)
+		e->len = tg->len_min + (uint32_t)gsl_rng_uniform_int(g->rng,
+					tg->len_max - tg->len_min + 1);
+	else
+		e->len = tg->len_max;
+	g->k++;
+}
+
+int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
+	       size_t size)
+{
+	memset(g, 0, sizeof(*g));
+	g->tg = tg;
+	g->rng = rng_new(tg->rng, idf_seed(tg));
+	if (!g->rng) {
+		snprintf(err, size, "out of memory for the generator");
+		return -1;
+	}
+	g->mean_gap = idf_mean_gap_ns(tg);
+	switch (tg->dist) {
+	case IDF_DIST_MMPP:
+		mmpp_init(g);
+		break;
+	case IDF_DIST_VOICE:
+		g->spurt_left = gsl_ran_geometric(g->rng, g->mean_gap / P(0) < 1 ?
+						  g->mean_gap / P(0) : 1);
+		break;
+	case IDF_DIST_FGN:
+		if (fgn_init(g, err, size)) {
+			model_free(g);
+			return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void model_free(struct model_gen *g)
+{
+	if (g->rng)
+		gsl_rng_free(g->rng);
+	free(g->fgn_sqrt_eig);
+	free(g->fgn_work);
+	free(g->fgn_x);
+	free(g->counts);
+	memset(g, 0, sizeof(*g));
+}
