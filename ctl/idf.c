@@ -736,9 +736,9 @@ static int model_lookup(const char *s)
 	return -1;
 }
 
-/* One parameter of the model m into *v; what the errors call it. */
-static int arg_param(struct parser *p, const struct tok *t,
-		     const struct model *m, unsigned int i, double *v)
+/* What the errors call the i-th parameter of the model m. */
+static void param_desc(const struct model *m, unsigned int i, char *desc,
+		       size_t size)
 {
 	static const char *const what[] = {
 		[P_TIME] = "a time (ms, or a unit: ns, us, ms, s)",
@@ -747,6 +747,15 @@ static int arg_param(struct parser *p, const struct tok *t,
 		[P_RATIO] = "a number, 1 or more",
 		[P_HURST] = "a number between 0 and 1 (exclusive)",
 	};
+
+	snprintf(desc, size, "%s's %s, %s", m->name, m->pname[i],
+		 what[m->kind[i]]);
+}
+
+/* One parameter of the model m into *v. */
+static int arg_param(struct parser *p, const struct tok *t,
+		     const struct model *m, unsigned int i, double *v)
+{
 	enum param_kind k = m->kind[i];
 	char desc[128];
 	const char *why = NULL;
@@ -754,8 +763,7 @@ static int arg_param(struct parser *p, const struct tok *t,
 	char *end;
 	bool ok;
 
-	snprintf(desc, sizeof(desc), "%s's %s, %s", m->name, m->pname[i],
-		 what[k]);
+	param_desc(m, i, desc, sizeof(desc));
 	if (k == P_TIME || k == P_TIME_POS) {
 		ok = !idf_parse_time(t->s, 6, &ns, &why) &&
 			(k == P_TIME || ns > 0);
@@ -789,9 +797,9 @@ static int parse_dist(struct parser *p, struct idf_tg *tg)
 	m = &models[d];
 	memset(tg->dist_param, 0, sizeof(tg->dist_param));
 	for (i = 0; i < m->nparam; i++) {
-		char what[96];
+		char what[128];
 
-		snprintf(what, sizeof(what), "%s's %s", m->name, m->pname[i]);
+		param_desc(m, i, what, sizeof(what));
 		t = i < m->nreq ? need(p, what) : maybe(p);
 		if (!t) {
 			if (i < m->nreq)
@@ -1378,7 +1386,8 @@ int idf_parse(struct idf_file *f, FILE *in)
 /* Validation: what only the whole TG tells. */
 
 /* `pkts computed`: the length that carries `thro` with one packet per `inta`. */
-static void compute_len(struct idf_file *f, struct idf_tg *tg)
+static void compute_len(struct idf_file *f, struct idf_tg *tg,
+			uint32_t min_len)
 {
 	uint32_t ok = tg->set & ~tg->bad;
 	double len;
@@ -1391,9 +1400,17 @@ static void compute_len(struct idf_file *f, struct idf_tg *tg)
 		tg->bad |= 1U << IDF_KW_pkts;
 		return;
 	}
-	len = (double)tg->thro_req * (double)tg->inta_min / 8e9;
-	tg->len_max = tg->len_min = len > IDF_LEN_MAX + 1 ? IDF_LEN_MAX + 1 :
-		(uint32_t)llround(len);
+	len = round((double)tg->thro_req * (double)tg->inta_min / 8e9);
+	if (len < min_len || len > IDF_LEN_MAX) {
+		error_loc(f, &tg->loc[IDF_KW_pkts],
+			  "TG %u: 'pkts computed' gives %.0f bytes (thro %llu bit/s * inta %llu ns / 8), outside %u .. %u",
+			  tg->id, len, (unsigned long long)tg->thro_req,
+			  (unsigned long long)tg->inta_min, min_len,
+			  IDF_LEN_MAX);
+		tg->bad |= 1U << IDF_KW_pkts;
+		return;
+	}
+	tg->len_max = tg->len_min = (uint32_t)len;
 }
 
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
@@ -1404,6 +1421,8 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 
 #define KNOWN(k)	(tg->set & ~tg->bad & (1U << IDF_KW_##k))
 #define GIVEN(k)	idf_has(tg, IDF_KW_##k)
+	/* given in the TG's own section (globals come before every tgid) */
+#define OWN(k)		(GIVEN(k) && tg->loc[IDF_KW_##k].line >= at->line)
 	if (!GIVEN(dst))
 		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
 			  tg->id);
@@ -1414,15 +1433,16 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 		error_loc(f, at, "TG %u has no 'pkts' (the packet length)",
 			  tg->id);
 	if (KNOWN(pkts) && tg->pkts == IDF_PKTS_COMPUTED)
-		compute_len(f, tg);
+		compute_len(f, tg, min_len);
 	if (GIVEN(dist) && !KNOWN(dist)) {
 		/* reported; which model it was to be is unknown */
 	} else if (idf_dist_sets_gaps(tg->dist)) {
-		if (GIVEN(thro) && tg->pkts != IDF_PKTS_COMPUTED)
+		/* a rate in the globals is for the other TGs: no warning */
+		if (OWN(thro) && tg->pkts != IDF_PKTS_COMPUTED)
 			warn_loc(f, &tg->loc[IDF_KW_thro],
 				 "TG %u: 'thro' is ignored: 'dist %s' sets the gaps",
 				 tg->id, idf_dist_name(tg->dist));
-		if (GIVEN(inta))
+		if (OWN(inta))
 			warn_loc(f, &tg->loc[IDF_KW_inta],
 				 "TG %u: 'inta' is ignored: 'dist %s' sets the gaps",
 				 tg->id, idf_dist_name(tg->dist));
@@ -1475,6 +1495,7 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  tg->id, tg->dist_param[2], idf_mean_gap_ns(tg));
 #undef KNOWN
 #undef GIVEN
+#undef OWN
 }
 
 /* File order: by line, then column, then as found. */

@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The traffic models, tested statistically on the tables `mtgctl table`
+prints (no module needed).
+
+Every model is drawn with 20 fixed seeds (SEEDS) and at least 10,000
+variates per seed. Where the gaps are independent draws of one law, a
+Kolmogorov-Smirnov test at the 10% level (as MTG did) runs on each seed,
+and the number of rejections must be consistent with Binomial(20, 0.1):
+more than MAX_REJECTIONS has probability below ALPHA for a correct
+model. Where they are not independent (mmpp, voice, fgn), the test is on
+what the model declares: the marginal law of gaps far enough apart, the
+means of the on and off periods, the Hurst parameter. Every check that a
+random quantity falls in a range is two-sided at ALPHA unless it says
+otherwise; the seeds are fixed, so a run either always passes or always
+fails on a given build.
+"""
+
+import math
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.stats as sps
+
+SEEDS = range(1001, 1021)
+LEVEL = 0.1                 # the KS test of each seed
+ALPHA = 0.001               # of every check over the seeds
+# The smallest k with P(Binomial(20, 0.1) >= k) < ALPHA: 8 (p = 0.00043).
+MAX_REJECTIONS = int(sps.binom.isf(ALPHA, len(SEEDS), LEVEL))
+MS = 1e6                    # ns
+
+RECORD = np.dtype([("tg", "<u4"), ("len", "<u4"), ("departure_ns", "<u8"),
+                   ("gap_ns", "<u8")])
+
+# 200-byte frames at 1.6 Mbit/s: a mean gap of 1 ms.
+BASE = "dev lo dst 127.0.0.1:9000 pkts 200 thro 1.6M\n"
+
+
+def table(mtgctl, tmp_path, text, count, tg=None):
+    """The records of `mtgctl table` on the IDF text, count per TG (the
+    TGs' `count`, so that their tables hold that many entries: a table
+    shorter than --count repeats)."""
+    path = tmp_path / "m.idf"
+    path.write_text(f"count {count}\n" + text)
+    args = [mtgctl, "table", path, "--format", "bin", "--count", str(count)]
+    if tg is not None:
+        args += ["--tg", str(tg)]
+    res = subprocess.run(args, capture_output=True)
+    assert res.returncode == 0, res.stderr.decode()
+    return np.frombuffer(res.stdout, RECORD)
+
+
+def per_seed(mtgctl, tmp_path, model, count, extra="", base=BASE):
+    """{seed: gaps in ns (float64)} of the model line, one TG per seed."""
+    text = base + extra + "".join(f"tgid {i + 1} seed {s} {model}\n"
+                                  for i, s in enumerate(SEEDS))
+    recs = table(mtgctl, tmp_path, text, count)
+    return {s: recs["gap_ns"][recs["tg"] == i + 1].astype(np.float64)
+            for i, s in enumerate(SEEDS)}
+
+
+def rejections(samples, cdf):
+    """How many seeds' samples a KS test at LEVEL rejects, and the p-values."""
+    ps = [sps.kstest(x, cdf).pvalue for x in samples.values()]
+    return sum(p < LEVEL for p in ps), ps
+
+
+def truncated(dist):
+    """The CDF of dist truncated to [0, inf) (normal and Cauchy gaps are
+    drawn again while below 0)."""
+    f0 = dist.cdf(0)
+    return lambda x: (dist.cdf(x) - f0) / (1 - f0)
+
+
+# (dist line, extra keywords, the law of the gaps in ns)
+IID_MODELS = [
+    ("dist exponential", "", sps.expon(scale=MS).cdf),
+    ("dist poisson rng lehmer", "", sps.expon(scale=MS).cdf),
+    ("dist uniform", "", sps.uniform(0, 2 * MS).cdf),
+    ("dist random rng lehmer", "", sps.uniform(1 * MS, 2 * MS).cdf),
+    ("dist pareto 1.5 1ms", "", sps.pareto(1.5, scale=MS).cdf),
+    ("dist pareto 0.8 2ms", "", sps.pareto(0.8, scale=2 * MS).cdf),
+    ("dist cauchy 1ms 0.5ms", "", truncated(sps.cauchy(MS, 0.5 * MS))),
+    ("dist normal 1ms 0.8ms", "", truncated(sps.norm(MS, 0.8 * MS))),
+    ("dist gamma 2 0.5ms", "", sps.gamma(2, scale=0.5 * MS).cdf),
+    ("dist gamma 0.5 2ms rng lehmer", "", sps.gamma(0.5, scale=2 * MS).cdf),
+    ("dist weibull 1.5 1ms", "", sps.weibull_min(1.5, scale=MS).cdf),
+    ("dist lognormal 1ms 0.5", "", sps.lognorm(0.5, scale=MS).cdf),
+]
+
+
+@pytest.mark.parametrize("model, extra, cdf", IID_MODELS,
+                         ids=[m[0] for m in IID_MODELS])
+def test_gaps_follow_the_law(mtgctl, tmp_path, model, extra, cdf):
+    """KS at 10% on 10,000 gaps per seed; rejections as Binomial(20, 0.1)."""
+    base = (BASE if "random" not in model else
+            "dev lo dst 127.0.0.1:9000 pkts 200 inta 1ms 3ms\n")
+    samples = per_seed(mtgctl, tmp_path, model, 10000, extra, base)
+    r, ps = rejections(samples, cdf)
+    assert r <= MAX_REJECTIONS, (r, ps)
+
+
+@pytest.mark.parametrize("model, extra, mean, var", [
+    ("dist exponential", "", MS, MS ** 2),
+    ("dist uniform", "", MS, (2 * MS) ** 2 / 12),
+    ("dist gamma 2 0.5ms", "", MS, 2 * (0.5 * MS) ** 2),
+    ("dist weibull 1.5 1ms", "", MS * math.gamma(1 + 1 / 1.5),
+     MS ** 2 * (math.gamma(1 + 2 / 1.5) - math.gamma(1 + 1 / 1.5) ** 2)),
+    ("dist lognormal 1ms 0.5", "", MS * math.exp(0.125),
+     MS ** 2 * (math.exp(0.25) - 1) * math.exp(0.25)),
+])
+def test_means_and_variances(mtgctl, tmp_path, model, extra, mean, var):
+    """Over the 20 seeds' 200,000 gaps: the mean within its normal
+    interval (the CLT; sd = sqrt(var / n)), the variance within 5%
+    (its standard error here is below 1%)."""
+    x = np.concatenate(list(per_seed(mtgctl, tmp_path, model, 10000,
+                                     extra).values()))
+    z = sps.norm.isf(ALPHA / 2)
+    assert abs(x.mean() - mean) < z * math.sqrt(var / len(x)), x.mean()
+    assert abs(x.var() / var - 1) < 0.05, x.var() / var
+
+
+def test_heavy_tails_by_quantiles(mtgctl, tmp_path):
+    """Cauchy, and Pareto with shape <= 2, have no variance (or mean):
+    instead, over the 200,000 gaps, the number below each quartile of the
+    law is within its binomial interval."""
+    for model, cdf in (("dist cauchy 1ms 0.5ms",
+                        truncated(sps.cauchy(MS, 0.5 * MS))),
+                       ("dist pareto 1.5 1ms", sps.pareto(1.5, scale=MS).cdf),
+                       ("dist pareto 0.8 2ms",
+                        sps.pareto(0.8, scale=2 * MS).cdf)):
+        u = cdf(np.concatenate(list(per_seed(mtgctl, tmp_path, model,
+                                             10000).values())))
+        for q in (0.25, 0.5, 0.75):
+            lo, hi = sps.binom.interval(1 - ALPHA, len(u), q)
+            assert lo <= (u <= q).sum() <= hi, (model, q)
+
+
+def mmpp_cdf(high, low, ratio, mean):
+    """The law of an MMPP's gaps between arrivals, in its stationary state
+    (a phase-type law): F(t) = 1 - pi_a exp(D0 t) 1, D0 = Q - Lambda,
+    pi_a the state at an arrival (seconds as given, any unit)."""
+    q = np.array([[-1 / high, 1 / high], [1 / low, -1 / low]])
+    rl = (high + low) / (mean * (ratio * high + low))
+    lam = np.array([ratio * rl, rl])
+    pi = np.array([high, low]) / (high + low)
+    pia = pi * lam / (pi @ lam)
+    d0 = q - np.diag(lam)
+    mu, v = np.linalg.eig(d0)
+    c = (pia @ v) * (np.linalg.inv(v) @ np.ones(2))
+    return lambda t: 1 - np.real(np.exp(np.outer(np.asarray(t), mu)) @ c)
+
+
+def test_mmpp_gaps_phase_type(mtgctl, tmp_path):
+    """MMPP gaps are correlated while the chain stays in a state. With
+    stays of a few packets (2 ms high, 10 ms low, 17:1, a mean gap of
+    1 ms), every 20th gap is independent of the last (correlation
+    exp(-20 ms (1/2 + 1/10) / ms) ~ 6e-6): 10,000 of those per seed,
+    KS against the exact law."""
+    samples = per_seed(mtgctl, tmp_path, "dist mmpp 2ms 10ms 17", 200000)
+    thinned = {s: x[20::20] for s, x in samples.items()}
+    assert all(len(x) >= 9999 for x in thinned.values())
+    cdf = mmpp_cdf(2 * MS, 10 * MS, 17, MS)
+    # The law's own mean is the declared one (a check of the formula).
+    t = np.linspace(0, 200 * MS, 200001)
+    assert abs(np.trapezoid(1 - cdf(t), t) / MS - 1) < 1e-3
+    r, ps = rejections(thinned, cdf)
+    assert r <= MAX_REJECTIONS, (r, ps)
+
+
+def test_mmpp_mtg_worst_case_burstiness(mtgctl, tmp_path):
+    """MTG's worst case (0.5 s high, 2.5 s low, 17:1) at 1,000 packets/s:
+    peak-to-mean ratio 17 * 3 / (17 * 0.5 + 2.5) = 4.64, "about 5". From
+    1,000 s of departures in 50 ms windows: the windows above the
+    geometric mean of the two states' counts (4.64 * 50 and 0.27 * 50) are
+    the high state; their mean rate over the overall rate is the
+    burstiness, the time in them about 1/6. One seed per check, tolerances
+    covering what 330 cycles of the chain leave uncertain."""
+    recs = table(mtgctl, tmp_path, BASE + "tgid 1 seed 1001 dist mmpp 0.5s "
+                 "2.5s 17\n", 1000000)
+    dep = recs["departure_ns"].astype(np.int64)
+    counts = np.bincount(dep // int(50 * MS))[:-1]
+    rate = len(dep) / (dep[-1] / 1e9)
+    assert abs(rate / 1000 - 1) < 0.1, rate
+    high = counts > math.sqrt(4.64 * 50 * 0.273 * 50)
+    burstiness = counts[high].mean() / (counts.mean())
+    assert 4.2 < burstiness < 5.1, burstiness
+    assert abs(high.mean() - 1 / 6) < 0.04, high.mean()
+
+
+def test_voice_on_off_periods(mtgctl, tmp_path):
+    """voice at 50 packets/s in a talkspurt (G.711's 20 ms), the ITU-T
+    P.59 means: talkspurts of 1.004 s (a geometric number of 20 ms
+    packets), silences of 1.587 s (exponential). Per seed, KS of the
+    silences (each gap beyond 20 ms, less 20 ms) against the exponential
+    law; over the seeds, both means within their intervals."""
+    samples = per_seed(mtgctl, tmp_path, "dist voice", 550000,
+                       base="dev lo dst 127.0.0.1:9000 pkts 200 thro 80k\n")
+    silences, spurts = [], []
+    r = 0
+    for x in samples.values():
+        long = x > 20 * MS
+        s = x[long] - 20 * MS
+        assert len(s) >= 10000
+        r += sps.kstest(s, sps.expon(scale=1587 * MS).cdf).pvalue < LEVEL
+        silences.append(s)
+        ends = np.flatnonzero(long)
+        spurts.append(np.diff(ends) * 20 * MS)   # packets in a spurt * 20 ms
+        assert set(np.unique(x[~long])) == {20 * MS}
+    assert r <= MAX_REJECTIONS, r
+    z = sps.norm.isf(ALPHA / 2)
+    s = np.concatenate(silences)
+    # exponential: sd = mean
+    assert abs(s.mean() - 1587 * MS) < z * 1587 * MS / math.sqrt(len(s))
+    on = np.concatenate(spurts)
+    # geometric with p = 20 / 1004: sd of on = 20 ms * sqrt(1 - p) / p
+    p = 20 / 1004
+    sd = 20 * MS * math.sqrt(1 - p) / p
+    assert abs(on.mean() - 1004 * MS) < z * sd / math.sqrt(len(on))
+
+
+def local_whittle(x, m=None):
+    """Robinson's (1995) local Whittle estimate of the Hurst parameter from
+    the first m Fourier frequencies (default n^0.65): argmin over H of
+    log(mean(l^(2H-1) I(l))) - (2H-1) mean(log l). Its standard error
+    is about 1 / (2 sqrt(m))."""
+    n = len(x)
+    m = m or int(n ** 0.65)
+    f = np.fft.rfft(x - x.mean())[1:m + 1]
+    per = np.abs(f) ** 2 / (2 * math.pi * n)
+    lam = 2 * math.pi * np.arange(1, m + 1) / n
+
+    def r(h):
+        return (math.log(np.mean(lam ** (2 * h - 1) * per)) -
+                (2 * h - 1) * np.mean(np.log(lam)))
+    res = scipy.optimize.minimize_scalar(r, bounds=(0.01, 0.99),
+                                         method="bounded")
+    return res.x, 1 / (2 * math.sqrt(m))
+
+
+@pytest.mark.parametrize("method, tolerance", [("exact", 0.05),
+                                               ("rmd", 0.05)])
+def test_fgn_hurst(mtgctl, tmp_path, method, tolerance):
+    """fgn with MTG's Hurst parameter 0.85, peakedness 1, 10 ms slots of
+    20 packets on average: the packets per slot of one batch (2^16
+    slots) have the declared mean and variance (peakedness * mean), and
+    their Hurst parameter by local Whittle is within 0.05 of 0.85, for
+    each of 3 seeds (3 of the 20: a batch is 1.3 M packets)."""
+    for seed in list(SEEDS)[:3]:
+        recs = table(mtgctl, tmp_path, BASE.replace("1.6M", "3.2M") +
+                     f"tgid 1 seed {seed} dist fgn 1 0.85 10ms {method}\n",
+                     int(2 ** 16 * 20 * 1.2))
+        dep = recs["departure_ns"].astype(np.int64)
+        counts = np.bincount(dep // int(10 * MS))[:2 ** 16]
+        assert len(counts) == 2 ** 16
+        # fGn's sample mean has sd sqrt(var) n^(H-1): about 0.85 here.
+        sd_mean = math.sqrt(20) * len(counts) ** (0.85 - 1)
+        assert abs(counts.mean() - 20) < sps.norm.isf(ALPHA / 2) * sd_mean
+        # The sample variance of long-range dependent data runs low, by
+        # n^(2H - 2) = 3.6% in expectation here, and varies more.
+        assert abs(counts.var() / 20 - 1) < 0.1, counts.var()
+        h, se = local_whittle(counts.astype(np.float64))
+        assert abs(h - 0.85) < tolerance, (method, seed, h, se)
+
+
+def test_fgn_short_range_for_hurst_one_half(mtgctl, tmp_path):
+    """H = 0.5 is white noise: the estimate is 0.5 (within 4 standard
+    errors), so the estimator does not find 0.85 everywhere."""
+    recs = table(mtgctl, tmp_path, BASE.replace("1.6M", "3.2M") +
+                 "tgid 1 seed 1001 dist fgn 1 0.5 10ms\n",
+                 int(2 ** 16 * 20 * 1.2))
+    dep = recs["departure_ns"].astype(np.int64)
+    counts = np.bincount(dep // int(10 * MS))[:2 ** 16].astype(np.float64)
+    h, se = local_whittle(counts)
+    assert abs(h - 0.5) < 4 * se, (h, se)
+
+
+def test_variable_lengths_uniform(mtgctl, tmp_path):
+    """pkts variable MAX MIN: lengths uniform on MIN..MAX (chi-square over
+    the 101 values at LEVEL per seed, rejections as Binomial(20, 0.1));
+    the gap then carries thro at the mean length."""
+    text = ("dev lo dst 127.0.0.1:9000 pkts variable 300 200 thro 2M\n" +
+            "".join(f"tgid {i + 1} seed {s} dist exponential\n"
+                    for i, s in enumerate(SEEDS)))
+    recs = table(mtgctl, tmp_path, text, 10100)
+    r = 0
+    for i in range(len(SEEDS)):
+        ln = recs["len"][recs["tg"] == i + 1]
+        assert ln.min() >= 200 and ln.max() <= 300
+        obs = np.bincount(ln - 200, minlength=101)
+        r += sps.chisquare(obs).pvalue < LEVEL
+    assert r <= MAX_REJECTIONS, r
+    gaps = recs["gap_ns"].astype(np.float64)
+    # mean gap 250 * 8 / 2M = 1 ms
+    z = sps.norm.isf(ALPHA / 2)
+    assert abs(gaps.mean() - MS) < z * MS / math.sqrt(len(gaps))
