@@ -53,3 +53,17 @@ def test_bad_idf_corpus(mtgctl, idf, command):
     # run says so before it would have touched the module
     tail = f"{idf.name}: nothing started\n" if command == "run" else ""
     assert res.stderr == idf.with_suffix(".expected").read_text() + tail
+
+
+def test_table_example_of_the_manual(mtgctl, tmp_path):
+    """Documentation/mtgctl.rst's `mtgctl table` example, as shown."""
+    text = (GOLDEN.parents[1] / "Documentation" / "mtgctl.rst").read_text()
+    block = text.split("$ cat poisson.idf\n", 1)[1].split("\n\n", 1)[0]
+    idf, shown = block.split("$ mtgctl table poisson.idf --count 3\n")
+    dedent = [line.strip() for line in idf.splitlines()]
+    (tmp_path / "poisson.idf").write_text("\n".join(dedent) + "\n")
+    res = subprocess.run([mtgctl, "table", "poisson.idf", "--count", "3"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == [line.strip()
+                                       for line in shown.splitlines()]
