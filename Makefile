@@ -36,13 +36,23 @@ deps:
 module:
 	$(MAKE) -C kmod module W=1
 
-tools: tests/fuzz/mtg_fuzz ctl
+tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz ctl
 
 ctl:
 	$(MAKE) -C ctl
 
 tests/fuzz/mtg_fuzz: tests/fuzz/mtg_fuzz.c kmod/uapi/mtg.h
 	$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+# The IDF parser's libFuzzer target (clang; tests/host/test_fuzz_idf.py).
+# clang, unlike gcc, warns of the tables' trailing fields left to zero.
+IDF_FUZZ_SRCS := tests/fuzz/idf_fuzz.c $(addprefix ctl/,idf.c lehmer.c rng.c \
+	models.c tables.c)
+tests/fuzz/idf_fuzz: $(IDF_FUZZ_SRCS) $(wildcard ctl/*.h) kmod/uapi/mtg.h
+	clang -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) \
+		-Wno-missing-field-initializers \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(IDF_FUZZ_SRCS) -lgsl -lgslcblas -lm
 
 style:
 	$(MAKE) -C kmod style
@@ -93,5 +103,5 @@ demo: deps tools
 clean:
 	$(MAKE) -C kmod clean KDIR=$(VM_KDIR)
 	$(MAKE) -C ctl clean
-	rm -f tests/fuzz/mtg_fuzz
+	rm -f tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz
 	rm -rf .vm-out
