@@ -1088,6 +1088,12 @@ static int parse_late(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
+/* enum idf_table's values are parse_choice()'s 0 and 1. */
+static int parse_table(struct parser *p, struct idf_tg *tg)
+{
+	return parse_choice(p, "loop", "stream", &tg->table);
+}
+
 /* The enum rng_kind values are parse_choice()'s 0 and 1. */
 static int parse_rng(struct parser *p, struct idf_tg *tg)
 {

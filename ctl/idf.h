@@ -52,6 +52,7 @@
 	K(patt,		"fixed|random|incremental N")		\
 	K(seed,		"N")					\
 	K(rng,		"mt19937|lehmer")			\
+	K(table,	"loop|stream")				\
 	K(dev,		"NAME")					\
 	K(netns,	"NAME")					\
 	K(cpu,		"N")					\
@@ -95,6 +96,7 @@ enum idf_dist {
 
 enum idf_pkts { IDF_PKTS_FIXED, IDF_PKTS_VARIABLE, IDF_PKTS_COMPUTED };
 enum idf_fgn { IDF_FGN_EXACT, IDF_FGN_RMD };
+enum idf_table { IDF_TABLE_LOOP, IDF_TABLE_STREAM };
 enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
@@ -140,6 +142,7 @@ struct idf_tg {
 	uint8_t patt_value;
 	uint32_t seed;		/* 1 .. 2^31 - 2 */
 	int rng;		/* enum rng_kind */
+	int table;		/* enum idf_table, if set has IDF_KW_table */
 	char dev[IDF_DEVNAME_MAX + 1];
 	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
 	uint32_t cpu;		/* valid if set has IDF_KW_cpu */

@@ -36,6 +36,8 @@ struct run_tg {
 	struct idf_tg *tg;
 	struct tt tt;
 	uint64_t table_offset;		/* bytes into the tables region */
+	uint64_t ring_offset;		/* stream: its struct mtg_tt_ring */
+	uint64_t produced;		/* stream: entries written */
 	int netns_fd;			/* -1: our namespace */
 	uint32_t ifindex;
 	uint32_t cpu;
@@ -139,6 +141,10 @@ static int prepare(struct run *r)
 		t->table_offset = r->table_bytes;
 		r->table_bytes += (t->tt.len * sizeof(struct mtg_tt_entry) +
 				   TABLE_ALIGN - 1) & ~(uint64_t)(TABLE_ALIGN - 1);
+		if (t->tt.stream) {
+			t->ring_offset = r->table_bytes;
+			r->table_bytes += sizeof(struct mtg_tt_ring);
+		}
 
 		ret = netns_cache_get(&r->ns, t->tg->netns, &t->netns_fd);
 		if (ret) {
@@ -205,10 +211,72 @@ static void fill_start(const struct run *r, struct run_tg *t)
 	s->patt_value = tg->patt_value;
 	s->table_len = (uint32_t)t->tt.len;
 	s->table_offset = t->table_offset;
+	if (t->tt.stream) {
+		s->flags |= MTG_TG_F_STREAM;
+		s->ring_offset = t->ring_offset;
+	}
 	s->start_ns = r->t0 + tg->start;
 	s->stop_count = tg->count;
 	s->stop_ns = tg->duration ? s->start_ns + tg->duration : 0;
 	s->late_threshold_ns = tg->threshold;
+}
+
+static struct mtg_tt_ring *ring_of(const struct run *r,
+				   const struct run_tg *t)
+{
+	return (struct mtg_tt_ring *)((char *)r->dev.tables + t->ring_offset);
+}
+
+/* The tables as built; a stream's first table_len entries are produced. */
+static void write_tables(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+
+		memcpy((char *)r->dev.tables + t->table_offset, t->tt.entries,
+		       t->tt.len * sizeof(struct mtg_tt_entry));
+		if (t->tt.stream) {
+			t->produced = t->tt.len;
+			__atomic_store_n(&ring_of(r, t)->producer, t->produced,
+					 __ATOMIC_RELEASE);
+		}
+	}
+}
+
+/*
+ * Streams: draw the entries the module has consumed since the last look
+ * into the slots they free, then publish them (the entries before the
+ * producer count). A quarter of the table at a time, so that a slow rate
+ * is not refilled an entry at a time.
+ */
+static void refill(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+		struct mtg_tt_entry *table;
+		uint64_t consumer, room, k;
+
+		if (!t->tt.stream || !t->started || mtg_tg_ended(t->st.state))
+			continue;
+		consumer = __atomic_load_n(&ring_of(r, t)->consumer,
+					   __ATOMIC_ACQUIRE);
+		if (consumer > t->produced)
+			continue;	/* never from a sound module */
+		room = t->tt.len - (t->produced - consumer);
+		if (room < t->tt.len / 4)
+			continue;
+		table = (struct mtg_tt_entry *)((char *)r->dev.tables +
+						t->table_offset);
+		for (k = t->produced; k < t->produced + room; k++)
+			tt_entry(&t->tt, k, &table[k % t->tt.len]);
+		t->produced += room;
+		__atomic_store_n(&ring_of(r, t)->producer, t->produced,
+				 __ATOMIC_RELEASE);
+	}
 }
 
 static void kill_all(struct run *r)
@@ -359,6 +427,7 @@ static int watch(struct run *r)
 
 	for (;;) {
 		now = now_tai();
+		refill(r);
 		if (r->listening) {
 			got = listening_poll(&r->ls, now);
 			if (got < 0) {
@@ -570,7 +639,6 @@ int cmd_run(const char *file, const struct run_opts *o)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct run r = { .o = o, .file = file, .dev = { .fd = -1 } };
 	const char *out;
-	size_t i;
 	int ret, rc = EXIT_ERROR;
 
 	if (!o->batch && isatty(STDOUT_FILENO)) {
@@ -602,10 +670,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 		goto err_abandon;
 	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0))
 		goto err_abandon;
-	for (i = 0; i < r.ntgs; i++)
-		memcpy((char *)r.dev.tables + r.tgs[i].table_offset,
-		       r.tgs[i].tt.entries,
-		       r.tgs[i].tt.len * sizeof(struct mtg_tt_entry));
+	write_tables(&r);
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -26,7 +26,7 @@ struct table_record {
 
 _Static_assert(sizeof(struct table_record) == 24, "table_record layout");
 
-static int print_table(const struct idf_tg *tg, const struct tt *tt,
+static int print_table(const struct idf_tg *tg, struct tt *tt,
 		       const struct table_opts *o, bool bin, char *buf,
 		       size_t bufsize)
 {
@@ -35,7 +35,9 @@ static int print_table(const struct idf_tg *tg, const struct tt *tt,
 	size_t used = 0;
 
 	for (k = 0; k < n; k++) {
-		const struct mtg_tt_entry *e = &tt->entries[k % tt->len];
+		struct mtg_tt_entry entry, *e = &entry;
+
+		tt_entry(tt, k, e);
 
 		if (bin) {
 			struct table_record r = {
@@ -106,13 +108,13 @@ int cmd_table(const char *file, const struct table_opts *o)
 			ret = -1;
 			break;
 		}
+		ret = print_table(tg, &tt, o, bin, buf, sizeof(buf));
 		if (tt.clipped)
 			pr_warn("TG %u: %" PRIu64 " gaps cut to an hour\n",
 				tg->id, tt.clipped);
 		if (tt.negative)
 			pr_warn("TG %u: %" PRIu64 " fgn slots below 0 packets, made 0\n",
 				tg->id, tt.negative);
-		ret = print_table(tg, &tt, o, bin, buf, sizeof(buf));
 		tt_free(&tt);
 		if (ret) {
 			pr_err("table: cannot write the output: %s\n",

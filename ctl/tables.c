@@ -16,6 +16,13 @@
  * entries from models.h. Its table covers the TG's `count`, else its
  * `time` duration, else TT_LOOP_SECONDS of traffic at its mean rate,
  * within TT_LEN_MIN .. TT_LEN_MAX entries; a longer run loops over it.
+ *
+ * Streaming (`table stream`, or by default a random model whose run is
+ * longer than that table: no count and no duration, or more packets than
+ * it holds): the table holds TT_LOOKAHEAD_SECONDS of traffic at the mean
+ * rate (within the same bounds), and the generator stays alive so that
+ * mtgctl run refills the table behind the module and the run never
+ * repeats. `mtgctl table` draws the same sequence.
  */
 #include <math.h>
 #include <stdio.h>
@@ -106,38 +113,94 @@ size_t tt_len_for(const struct idf_tg *tg)
 	return n > TT_LEN_MAX ? TT_LEN_MAX : (size_t)ceil(n);
 }
 
+bool tt_streams(const struct idf_tg *tg)
+{
+	double loop = (double)tt_len_for(tg), expected;
+
+	if (idf_has(tg, IDF_KW_table))
+		return tg->table == IDF_TABLE_STREAM;
+	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE)
+		return false;	/* exact and periodic: nothing to draw */
+	if (tg->count)
+		expected = (double)tg->count;
+	else if (tg->duration)
+		expected = (double)tg->duration / model_typical_gap(tg);
+	else
+		return true;
+	return expected > loop;
+}
+
+static size_t tt_lookahead(const struct idf_tg *tg)
+{
+	double n = TT_LOOKAHEAD_SECONDS * 1e9 / model_typical_gap(tg);
+
+	if (n < TT_LEN_MIN)
+		return TT_LEN_MIN;
+	return n > TT_LEN_MAX ? TT_LEN_MAX : (size_t)ceil(n);
+}
+
 static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 			  size_t size)
 {
-	struct model_gen g;
+	struct model_gen *g = calloc(1, sizeof(*g));
 	size_t k;
 
-	if (model_init(&g, tg, err, size))
+	if (!g) {
+		snprintf(err, size, "out of memory for the generator");
 		return -1;
-	if (tt_alloc(tt, tt_len_for(tg), err, size)) {
-		model_free(&g);
+	}
+	tt->stream = tt_streams(tg);
+	if (model_init(g, tg, err, size)) {
+		free(g);
+		return -1;
+	}
+	if (tt_alloc(tt, tt->stream ? tt_lookahead(tg) : tt_len_for(tg), err,
+		     size)) {
+		model_free(g);
+		free(g);
 		return -1;
 	}
 	for (k = 0; k < tt->len; k++) {
-		model_next(&g, &tt->entries[k]);
+		model_next(g, &tt->entries[k]);
 		tt->period_ns += tt->entries[k].gap_ns;
 	}
-	tt->clipped = g.clipped;
-	tt->negative = g.negative;
-	model_free(&g);
+	tt->clipped = g->clipped;
+	tt->negative = g->negative;
+	if (tt->stream) {
+		tt->gen = g;
+	} else {
+		model_free(g);
+		free(g);
+	}
 	return 0;
+}
+
+void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e)
+{
+	if (!tt->stream || k < tt->len) {
+		*e = tt->entries[k % tt->len];
+		return;
+	}
+	model_next(tt->gen, e);
+	tt->clipped = tt->gen->clipped;
+	tt->negative = tt->gen->negative;
 }
 
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
 {
 	memset(tt, 0, sizeof(*tt));
-	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE)
+	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
+	    !tt_streams(tg))
 		return tt_build_fixed(tg, tt, err, size);
 	return tt_build_model(tg, tt, err, size);
 }
 
 void tt_free(struct tt *tt)
 {
+	if (tt->gen) {
+		model_free(tt->gen);
+		free(tt->gen);
+	}
 	free(tt->entries);
 	memset(tt, 0, sizeof(*tt));
 }

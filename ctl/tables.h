@@ -24,11 +24,16 @@
 #define TT_LEN_MIN	4096
 #define TT_LEN_MAX	(1U << 21)	/* 32 MiB */
 #define TT_LOOP_SECONDS	60
+/* Streaming tables hold this much traffic ahead of the module. */
+#define TT_LOOKAHEAD_SECONDS	2
+
+struct model_gen;
 
 struct tt {
 	struct mtg_tt_entry *entries;
 	size_t len;		/* entries */
 	bool stream;		/* refilled while running; else it loops */
+	struct model_gen *gen;	/* stream: draws the entries after the first len */
 	uint64_t period_ns;	/* sum of the gaps: one pass of the table */
 	uint64_t mean_num;	/* the mean gap asked for, ns: num / den */
 	uint64_t mean_den;
@@ -39,6 +44,16 @@ struct tt {
 
 /* The entries of a random model's table. */
 size_t tt_len_for(const struct idf_tg *tg);
+
+/* Does the TG's table stream (`table`, or a run its table would not hold)? */
+bool tt_streams(const struct idf_tg *tg);
+
+/*
+ * Entry k of the TG's timetable, taken in order (k = 0, 1, 2, ...): a
+ * looping table repeats its entries; a stream gives its first len entries,
+ * then draws new ones.
+ */
+void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e);
 
 /* 0, or -1 with a message in err (out of memory). */
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size);

@@ -15,6 +15,7 @@ otherwise; the seeds are fixed, so a run either always passes or always
 fails on a given build.
 """
 
+import json
 import math
 import subprocess
 
@@ -295,3 +296,50 @@ def test_variable_lengths_uniform(mtgctl, tmp_path):
     # mean gap 250 * 8 / 2M = 1 ms
     z = sps.norm.isf(ALPHA / 2)
     assert abs(gaps.mean() - MS) < z * MS / math.sqrt(len(gaps))
+
+
+def check_tables(mtgctl, tmp_path, text):
+    path = tmp_path / "t.idf"
+    path.write_text(text)
+    res = subprocess.run([mtgctl, "check", path, "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return [(t["table"]["mode"], t["table"]["len"])
+            for t in json.loads(res.stdout)["tgs"]]
+
+
+def test_loop_or_stream(mtgctl, tmp_path):
+    """A random model streams when its run is longer than a table holds
+    (no count and no duration, or more than 2M packets), with 2 s of
+    traffic ahead (4096 entries at least); a run its table holds loops
+    over it; `table` decides when given, for any model."""
+    assert check_tables(mtgctl, tmp_path, BASE + """
+        tgid 1 dist poisson
+        tgid 2 dist poisson thro 16M
+        tgid 3 dist poisson count 5000
+        tgid 4 dist poisson time relative 0 10s
+        tgid 5 dist poisson count 3M
+        tgid 6 dist poisson table loop
+        tgid 7 table stream
+        tgid 8
+        """.replace("\n        ", "\n")) == [
+        ("stream", 4096), ("stream", 20000), ("loop", 5000),
+        ("loop", 10001), ("stream", 4096), ("loop", 60001),
+        ("stream", 4096), ("loop", 1)]
+
+
+@pytest.mark.parametrize("model", ["dist poisson", "dist fgn 1 0.85",
+                                   "dist voice", "dist fixed"])
+def test_stream_draws_on(mtgctl, tmp_path, model):
+    """A stream's departures are the model's sequence drawn on: the same
+    bytes as a loop table holding all of them, and the second pass of
+    the stream's table is not the first."""
+    n = 20000
+    stream = table(mtgctl, tmp_path, BASE + f"tgid 1 {model} table stream\n",
+                   n)
+    whole = table(mtgctl, tmp_path, BASE + f"tgid 1 {model} table loop\n", n)
+    assert stream.tobytes() == whole.tobytes()
+    # (voice's gaps in a talkspurt, and fixed gaps, are equal anyway)
+    if model in ("dist poisson", "dist fgn 1 0.85"):
+        assert (stream["gap_ns"][4096:8192] ==
+                stream["gap_ns"][:4096]).mean() < 0.5
