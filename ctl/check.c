@@ -74,7 +74,14 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		printf("thro %" PRIu64 " bit/s\n", tg->thro_req);
 	else
 		printf("inta %" PRIu64 " ns\n", tg->inta_min);
-	printf("  start %" PRIu64 " ns  duration ", tg->start);
+	if (tg->time == IDF_TIME_POISSON)
+		printf("  calls: idle %" PRIu64 " ns, call %" PRIu64 " ns (means)",
+		       tg->call_idle, tg->call_len);
+	else
+		printf("  start %" PRIu64 " ns", tg->start);
+	if (tg->jitter)
+		printf("  jitt %" PRIu64 " ns", tg->jitter);
+	printf("  duration ");
 	if (tg->duration)
 		printf("%" PRIu64 " ns", tg->duration);
 	else

@@ -53,9 +53,7 @@ static const struct {
 };
 
 /* Keywords of the full language (MTG's Fig. 4) that this version lacks. */
-static const char *const later_keywords[] = {
-	"data", "qlen", "jitt", "cos", "addr", "nowb", "rpol", NULL
-};
+static const char *const later_keywords[] = { "addr", "include", NULL };
 
 /* Models of MTG and D-ITG that this version lacks. */
 static const char *const later_dists[] = { "file", "trace", "pcap", NULL };
@@ -133,6 +131,36 @@ const char *idf_pkts_name(enum idf_pkts k)
 	};
 
 	return k <= IDF_PKTS_COMPUTED ? names[k] : "?";
+}
+
+const char *idf_data_name(enum idf_data d)
+{
+	static const char *const names[] = {
+		[IDF_DATA_STREAM] = "stream",
+		[IDF_DATA_BULK] = "bulk",
+		[IDF_DATA_INTERACTIVE] = "interactive",
+	};
+
+	return d <= IDF_DATA_INTERACTIVE ? names[d] : "?";
+}
+
+uint8_t idf_data_dscp(enum idf_data d)
+{
+	/* RFC 4594: telephony EF; low-latency data AF21; high-throughput AF11 */
+	static const uint8_t dscp[] = {
+		[IDF_DATA_STREAM] = 46,
+		[IDF_DATA_INTERACTIVE] = 18,
+		[IDF_DATA_BULK] = 10,
+	};
+
+	return d <= IDF_DATA_INTERACTIVE ? dscp[d] : 0;
+}
+
+uint64_t idf_rpol_request(const struct idf_tg *tg)
+{
+	uint64_t lo = tg->thro_min ? tg->thro_min : tg->thro_req;
+
+	return lo + (tg->thro_req - lo) * tg->rpol / 100;
 }
 
 unsigned int idf_dist_nparams(enum idf_dist d)
@@ -910,22 +938,102 @@ static int parse_thro(struct parser *p, struct idf_tg *tg)
 
 static int parse_time(struct parser *p, struct idf_tg *tg)
 {
-	struct tok *t = need(p, "'relative'"), *d;
+	struct tok *t = need(p, "'relative' or 'poisson'"), *d;
 
 	if (!t)
 		return -1;
-	if (!strcmp(t->s, "absolute") || !strcmp(t->s, "user") ||
-	    !strcmp(t->s, "poisson"))
-		return not_yet(p, t, "'relative'");
+	if (!strcmp(t->s, "absolute") || !strcmp(t->s, "user"))
+		return not_yet(p, t, "'relative' and 'poisson'");
+	tg->start = tg->duration = tg->call_idle = tg->call_len = 0;
+	if (!strcmp(t->s, "poisson")) {
+		tg->time = IDF_TIME_POISSON;
+		t = need(p, "the mean idle time, " WHAT_TIME);
+		if (!t || arg_time(p, t, 9, "the mean idle time, " WHAT_TIME,
+				   &tg->call_idle))
+			return -1;
+		t = need(p, "the mean call time, " WHAT_TIME);
+		if (!t || arg_time(p, t, 9, "the mean call time, " WHAT_TIME,
+				   &tg->call_len))
+			return -1;
+		if (!tg->call_idle || !tg->call_len) {
+			error_at(p->f, p->line, t->col,
+				 "'time poisson' means must be above 0");
+			return -1;
+		}
+		return 0;
+	}
 	if (strcmp(t->s, "relative"))
-		return expected(p, t, "'relative'", NULL);
-	t = need(p, "a start " WHAT_TIME);
-	if (!t || arg_time(p, t, 9, "a start " WHAT_TIME, &tg->start))
+		return expected(p, t, "'relative' or 'poisson'", NULL);
+	tg->time = IDF_TIME_RELATIVE;
+	t = need(p, "the start, " WHAT_TIME);
+	if (!t || arg_time(p, t, 9, "the start, " WHAT_TIME, &tg->start))
 		return -1;
-	tg->duration = 0;
 	d = maybe(p);
-	if (d && arg_time(p, d, 9, "a duration " WHAT_TIME, &tg->duration))
+	if (d && arg_time(p, d, 9, "the duration, " WHAT_TIME, &tg->duration))
 		return -1;
+	return 0;
+}
+
+static int parse_jitt(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_INTA);
+
+	return t ? arg_time(p, t, 6, WHAT_INTA, &tg->jitter) : -1;
+}
+
+static int parse_cos(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a class of service, the DSCP 0 .. 63";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 0, 63, what, &v))
+		return -1;
+	tg->tos = (uint8_t)(v << 2);
+	return 0;
+}
+
+static int parse_data(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'stream', 'bulk' or 'interactive'";
+	struct tok *t = need(p, what);
+	int d;
+
+	if (!t)
+		return -1;
+	for (d = IDF_DATA_STREAM; d <= IDF_DATA_INTERACTIVE; d++)
+		if (!strcmp(t->s, idf_data_name((enum idf_data)d))) {
+			tg->data = (enum idf_data)d;
+			return 0;
+		}
+	return expected(p, t, what, NULL);
+}
+
+static int parse_nowb(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a number of wrong bits";
+	struct tok *t = need(p, what);
+
+	return t ? arg_uint(p, t, 0, UINT32_MAX, what, &tg->nowb) : -1;
+}
+
+static int parse_qlen(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a number of packets";
+	struct tok *t = need(p, what);
+
+	return t ? arg_uint(p, t, 0, UINT32_MAX, what, &tg->qlen) : -1;
+}
+
+static int parse_rpol(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a percentage, 0 .. 100";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 0, 100, what, &v))
+		return -1;
+	tg->rpol = (uint32_t)v;
 	return 0;
 }
 
@@ -1493,6 +1601,16 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 				  "TG %u: with 'dist fixed', 'inta' MIN must equal MAX",
 				  tg->id);
 	}
+	if (GIVEN(tos) && GIVEN(cos))
+		error_loc(f, &tg->loc[IDF_KW_cos],
+			  "TG %u: 'cos' and 'tos' both set the TOS byte (cos N is tos 4 * N): give one",
+			  tg->id);
+	else if (KNOWN(data) && !GIVEN(tos) && !GIVEN(cos))
+		tg->tos = idf_data_dscp(tg->data) << 2;
+	if (GIVEN(rpol) && !GIVEN(thro))
+		error_loc(f, &tg->loc[IDF_KW_rpol],
+			  "TG %u: 'rpol' is a share of 'thro' MIN .. REQ, and the TG has no 'thro'",
+			  tg->id);
 	if (tg->dist == IDF_DIST_FGN && KNOWN(dist) && KNOWN(pkts) &&
 	    (KNOWN(thro) || KNOWN(inta)) &&
 	    tg->dist_param[2] < idf_mean_gap_ns(tg))

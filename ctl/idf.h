@@ -47,12 +47,18 @@
 	K(pkts,		"fixed|variable MAX [MIN] | computed")	\
 	K(inta,		"MIN [MAX]")				\
 	K(thro,		"REQ [MIN]")				\
-	K(time,		"relative START [DURATION]")		\
+	K(time,		"relative START [DURATION] | poisson IDLE CALL")	\
 	K(count,	"N")					\
 	K(patt,		"fixed|random|incremental N")		\
 	K(seed,		"N")					\
 	K(rng,		"mt19937|lehmer")			\
 	K(table,	"loop|stream")				\
+	K(jitt,		"MAX")					\
+	K(cos,		"N")					\
+	K(data,		"stream|bulk|interactive")		\
+	K(nowb,		"N")					\
+	K(qlen,		"N")					\
+	K(rpol,		"PERCENT")				\
 	K(dev,		"NAME")					\
 	K(netns,	"NAME")					\
 	K(cpu,		"N")					\
@@ -97,6 +103,8 @@ enum idf_dist {
 enum idf_pkts { IDF_PKTS_FIXED, IDF_PKTS_VARIABLE, IDF_PKTS_COMPUTED };
 enum idf_fgn { IDF_FGN_EXACT, IDF_FGN_RMD };
 enum idf_table { IDF_TABLE_LOOP, IDF_TABLE_STREAM };
+enum idf_time { IDF_TIME_RELATIVE, IDF_TIME_POISSON };
+enum idf_data { IDF_DATA_STREAM, IDF_DATA_BULK, IDF_DATA_INTERACTIVE };
 enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
@@ -135,8 +143,16 @@ struct idf_tg {
 	uint64_t inta_max;	/* nanoseconds */
 	uint64_t thro_req;	/* bit/s */
 	uint64_t thro_min;	/* bit/s; 0: not given */
+	enum idf_time time;
 	uint64_t start;		/* nanoseconds after the run's T0 */
 	uint64_t duration;	/* nanoseconds; 0: no limit */
+	uint64_t call_idle;	/* time poisson: mean idle time between calls, ns */
+	uint64_t call_len;	/* time poisson: mean call duration, ns */
+	uint64_t jitter;	/* jitt: each departure later by U(0, jitter) ns */
+	enum idf_data data;	/* valid if set has IDF_KW_data */
+	uint64_t nowb;		/* wrong bits between BER updates; 0: each */
+	uint64_t qlen;		/* packets the network under test may queue */
+	uint32_t rpol;		/* percent of thro MIN .. REQ to request */
 	uint64_t count;		/* packets; 0: no limit */
 	enum idf_patt patt;
 	uint8_t patt_value;
@@ -212,6 +228,11 @@ static inline bool idf_has(const struct idf_tg *tg, enum idf_kw kw)
 const char *idf_dist_name(enum idf_dist d);
 const char *idf_patt_name(enum idf_patt p);
 const char *idf_pkts_name(enum idf_pkts k);
+const char *idf_data_name(enum idf_data d);
+/* The DSCP `data` gives when neither `tos` nor `cos` does (RFC 4594). */
+uint8_t idf_data_dscp(enum idf_data d);
+/* rpol: thro MIN + rpol % of (REQ - MIN), bit/s */
+uint64_t idf_rpol_request(const struct idf_tg *tg);
 const char *idf_path_name(enum idf_path p);
 const char *idf_mode_name(enum idf_mode m);
 const char *idf_late_name(enum idf_late l);

@@ -288,7 +288,8 @@ static double gap_draw(struct model_gen *g)
 	return 0;
 }
 
-void model_next(struct model_gen *g, struct mtg_tt_entry *e)
+/* The model's own entry: the gap to the next departure, the length. */
+static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 {
 	const struct idf_tg *tg = g->tg;
 	double gap;
@@ -319,6 +320,53 @@ void model_next(struct model_gen *g, struct mtg_tt_entry *e)
 	g->k++;
 }
 
+/*
+ * time poisson (MTG's phone calls): the model runs during calls of
+ * exponential length (mean CALL); a departure that would fall after the
+ * call's end moves to the start of the next call, an exponential idle
+ * time (mean IDLE) after that end.
+ */
+static void calls(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	const struct idf_tg *tg = g->tg;
+	double gap = (double)e->gap_ns;
+
+	if (gap <= g->call_left) {
+		g->call_left -= gap;
+		return;
+	}
+	gap = g->call_left + gsl_ran_exponential(g->rng, (double)tg->call_idle);
+	g->call_left = gsl_ran_exponential(g->rng, (double)tg->call_len);
+	e->gap_ns = (uint64_t)llround(gap < MODEL_GAP_MAX_NS ? gap :
+				      MODEL_GAP_MAX_NS);
+}
+
+/*
+ * jitt (MTG): each departure later than the model's by U(0, jitt); one
+ * never goes before the one ahead of it (it then leaves right after).
+ */
+static void jitter(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	uint64_t next = g->nominal + e->gap_ns, at;
+
+	at = next + (uint64_t)llround(gsl_ran_flat(g->rng, 0,
+						   (double)g->tg->jitter));
+	if (at < g->jittered)
+		at = g->jittered;
+	e->gap_ns = at - g->jittered;
+	g->nominal = next;
+	g->jittered = at;
+}
+
+void model_next(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	base_next(g, e);
+	if (g->tg->time == IDF_TIME_POISSON)
+		calls(g, e);
+	if (g->tg->jitter)
+		jitter(g, e);
+}
+
 int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 	       size_t size)
 {
@@ -346,6 +394,17 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 		break;
 	default:
 		break;
+	}
+	/* the first call starts after an idle time; the first packet's jitter */
+	if (tg->time == IDF_TIME_POISSON) {
+		g->first_ns = (uint64_t)llround(
+			gsl_ran_exponential(g->rng, (double)tg->call_idle));
+		g->call_left = gsl_ran_exponential(g->rng, (double)tg->call_len);
+	}
+	if (tg->jitter) {
+		g->jittered = (uint64_t)llround(gsl_ran_flat(g->rng, 0,
+							      (double)tg->jitter));
+		g->first_ns += g->jittered;
 	}
 	return 0;
 }

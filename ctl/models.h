@@ -46,6 +46,12 @@ struct model_gen {
 	uint32_t in_slot;	/* packet within the slot */
 	uint64_t next_dep;	/* departure of the next packet, ns */
 	uint64_t negative;	/* fgn slots whose count came out below 0 */
+	/* time poisson: time left in the current call, ns */
+	double call_left;
+	/* jitt: nominal and jittered departure of the current packet, ns */
+	uint64_t nominal, jittered;
+	/* the first departure's offset from the TG's start (idle, jitter) */
+	uint64_t first_ns;
 };
 
 /* 0, or -1 with a message in err. */

@@ -215,9 +215,10 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_F_STREAM;
 		s->ring_offset = t->ring_offset;
 	}
-	s->start_ns = r->t0 + tg->start;
+	s->start_ns = r->t0 + tg->start + t->tt.first_ns;
 	s->stop_count = tg->count;
-	s->stop_ns = tg->duration ? s->start_ns + tg->duration : 0;
+	/* a duration counts from the TG's start, before any idle or jitter */
+	s->stop_ns = tg->duration ? r->t0 + tg->start + tg->duration : 0;
 	s->late_threshold_ns = tg->threshold;
 }
 

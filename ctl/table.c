@@ -31,7 +31,7 @@ static int print_table(const struct idf_tg *tg, struct tt *tt,
 		       size_t bufsize)
 {
 	uint64_t n = o->count ? o->count : tt->len, k;
-	uint64_t dep = tg->start;
+	uint64_t dep = tg->start + tt->first_ns;
 	size_t used = 0;
 
 	for (k = 0; k < n; k++) {

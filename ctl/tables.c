@@ -119,7 +119,8 @@ bool tt_streams(const struct idf_tg *tg)
 
 	if (idf_has(tg, IDF_KW_table))
 		return tg->table == IDF_TABLE_STREAM;
-	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE)
+	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
+	    !tg->jitter && tg->time != IDF_TIME_POISSON)
 		return false;	/* exact and periodic: nothing to draw */
 	if (tg->count)
 		expected = (double)tg->count;
@@ -166,6 +167,7 @@ static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 	}
 	tt->clipped = g->clipped;
 	tt->negative = g->negative;
+	tt->first_ns = g->first_ns;
 	if (tt->stream) {
 		tt->gen = g;
 	} else {
@@ -190,7 +192,7 @@ int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
 {
 	memset(tt, 0, sizeof(*tt));
 	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
-	    !tt_streams(tg))
+	    !tg->jitter && tg->time != IDF_TIME_POISSON && !tt_streams(tg))
 		return tt_build_fixed(tg, tt, err, size);
 	return tt_build_model(tg, tt, err, size);
 }

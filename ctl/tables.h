@@ -40,6 +40,7 @@ struct tt {
 	bool exact;		/* period_ns / len == mean_num / mean_den */
 	uint64_t clipped;	/* gaps cut to an hour (MODEL_GAP_MAX_NS) */
 	uint64_t negative;	/* fgn slots whose count was cut to 0 */
+	uint64_t first_ns;	/* the first departure after the TG's start */
 };
 
 /* The entries of a random model's table. */

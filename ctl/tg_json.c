@@ -89,6 +89,7 @@ static void json_table(struct json *j, const struct tt *tt, bool entries)
 	json_ku64(j, "period_ns", tt->period_ns);
 	json_pair(j, "mean_gap_ns", "num", tt->mean_num, "den", tt->mean_den);
 	json_kbool(j, "exact", tt->exact);
+	json_ku64(j, "first_ns", tt->first_ns);
 	json_ku64(j, "clipped", tt->clipped);
 	json_ku64(j, "negative_counts", tt->negative);
 	if (entries) {
@@ -138,8 +139,23 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 			  tg->inta_max);
 	else
 		json_knull(j, "inta_ns");
+	json_kstr(j, "time", tg->time == IDF_TIME_POISSON ? "poisson" :
+		  "relative");
 	json_ku64(j, "start_ns", tg->start);
 	json_ku64(j, "duration_ns", tg->duration);
+	if (tg->time == IDF_TIME_POISSON)
+		json_pair(j, "calls_ns", "idle", tg->call_idle, "call",
+			  tg->call_len);
+	json_ku64(j, "jitt_ns", tg->jitter);
+	json_kstr(j, "data", idf_has(tg, IDF_KW_data) ?
+		  idf_data_name(tg->data) : NULL);
+	json_ku64(j, "nowb", tg->nowb);
+	json_ku64(j, "qlen", tg->qlen);
+	if (idf_has(tg, IDF_KW_rpol))
+		json_pair(j, "rpol", "percent", tg->rpol, "request",
+			  idf_rpol_request(tg));
+	else
+		json_knull(j, "rpol");
 	json_ku64(j, "count", tg->count);
 	json_key(j, "patt");
 	json_obj_begin(j);

@@ -25,7 +25,8 @@ def test_every_model_has_a_golden_table():
     text = (GOLDEN / "models.idf").read_text()
     for model in ("fixed", "uniform", "exponential", "mmpp", "voice", "fgn",
                   "rmd", "pareto", "cauchy", "normal", "gamma", "weibull",
-                  "lognormal", "lehmer", "variable", "computed"):
+                  "lognormal", "lehmer", "variable", "computed", "jitt",
+                  "time poisson", "table stream"):
         assert model in text, model
 
 

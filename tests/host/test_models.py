@@ -343,3 +343,48 @@ def test_stream_draws_on(mtgctl, tmp_path, model):
     if model in ("dist poisson", "dist fgn 1 0.85"):
         assert (stream["gap_ns"][4096:8192] ==
                 stream["gap_ns"][:4096]).mean() < 0.5
+
+
+def test_jitter_uniform(mtgctl, tmp_path):
+    """jitt 2ms on a 10 ms fixed rate: departure k is 10 ms * k plus
+    U(0, 2 ms), drawn anew for every packet (KS per seed, rejections as
+    Binomial(20, 0.1))."""
+    text = ("dev lo dst 127.0.0.1:9000 pkts 200 inta 10ms jitt 2ms\n" +
+            "".join(f"tgid {i + 1} seed {s}\n" for i, s in enumerate(SEEDS)))
+    recs = table(mtgctl, tmp_path, text, 10000)
+    samples = {}
+    for i, s in enumerate(SEEDS):
+        dep = recs["departure_ns"][recs["tg"] == i + 1].astype(np.float64)
+        samples[s] = dep - 10 * MS * np.arange(len(dep))
+    r, ps = rejections(samples, sps.uniform(0, 2 * MS).cdf)
+    assert r <= MAX_REJECTIONS, (r, ps)
+
+
+def test_time_poisson_calls(mtgctl, tmp_path):
+    """time poisson 1s 10ms on 1 ms gaps (MTG's phone calls): a call
+    holds ceil(D / 1 ms) packets for an exponential D of mean 10 ms, a
+    geometric count (chi-square per seed); the idle times between calls
+    (the gaps other than 1 ms, each with the call's last part below 1 ms,
+    0.05% of the mean) are exponential with mean 1 s (KS per seed);
+    10,000 calls or more per seed, rejections as Binomial(20, 0.1)."""
+    text = ("dev lo dst 127.0.0.1:9000 pkts 200 inta 1ms "
+            "time poisson 1s 10ms\n" +
+            "".join(f"tgid {i + 1} seed {s}\n" for i, s in enumerate(SEEDS)))
+    recs = table(mtgctl, tmp_path, text, 120000)
+    p = 1 - math.exp(-1 / 10)
+    r_idle = r_calls = 0
+    for i in range(len(SEEDS)):
+        gaps = recs["gap_ns"][recs["tg"] == i + 1].astype(np.float64)
+        long = gaps != MS       # a call's end (an idle time can be short)
+        ends = np.flatnonzero(long)
+        assert len(ends) >= 10000
+        r_idle += sps.kstest(gaps[long], sps.expon(scale=1e9).cdf).pvalue \
+            < LEVEL
+        n = np.diff(ends)                     # packets in each full call
+        top = 60
+        obs = np.bincount(np.minimum(n, top), minlength=top + 1)[1:]
+        k = np.arange(1, top)
+        exp = np.append(sps.geom.pmf(k, p), sps.geom.sf(top - 1, p)) * len(n)
+        r_calls += sps.chisquare(obs, exp).pvalue < LEVEL
+    assert r_idle <= MAX_REJECTIONS, r_idle
+    assert r_calls <= MAX_REJECTIONS, r_calls

@@ -233,10 +233,24 @@ ERRORS = [
      "t.idf:2:24: error: unknown keyword 'pkt'; did you mean 'pkts'?"),
     (BASE + "tgid 1 pkts 200 inta 1 frobnicate 3\n",
      "t.idf:2:24: error: unknown keyword 'frobnicate'"),
-    (BASE + "tgid 1 pkts 200 inta 1 qlen 10\n",
-     "t.idf:2:24: error: 'qlen' is not supported yet"),
-    (BASE + "tgid 1 pkts 200 inta 1 jitt 3\n",
-     "t.idf:2:24: error: 'jitt' is not supported yet"),
+    (BASE + "tgid 1 pkts 200 inta 1 addr broadcast\n",
+     "t.idf:2:24: error: 'addr' is not supported yet"),
+    (BASE + "tgid 1 pkts 200 inta 1 include more.idf\n",
+     "t.idf:2:24: error: 'include' is not supported yet"),
+    (BASE + "tgid 1 pkts 200 inta 1 jitt 3x\n",
+     "t.idf:2:29: error: 'jitt' expects a time (ms, or a unit: ns, us, ms, s), got '3x' (unknown unit)"),
+    (BASE + "tgid 1 pkts 200 inta 1 cos 64\n",
+     "t.idf:2:28: error: 'cos' expects a class of service, the DSCP 0 .. 63, got '64'"),
+    (BASE + "tgid 1 pkts 200 inta 1 cos 46 tos 0\n",
+     "t.idf:2:24: error: TG 1: 'cos' and 'tos' both set the TOS byte (cos N is tos 4 * N): give one"),
+    (BASE + "tgid 1 pkts 200 inta 1 data video\n",
+     "t.idf:2:29: error: 'data' expects 'stream', 'bulk' or 'interactive', got 'video'"),
+    (BASE + "tgid 1 pkts 200 inta 1 rpol 50\n",
+     "t.idf:2:24: error: TG 1: 'rpol' is a share of 'thro' MIN .. REQ, and the TG has no 'thro'"),
+    (BASE + "tgid 1 pkts 200 thro 1M rpol 101\n",
+     "t.idf:2:30: error: 'rpol' expects a percentage, 0 .. 100, got '101'"),
+    (BASE + "tgid 1 pkts 200 inta 1 time poisson 10s\n",
+     "t.idf:2:41: error: 'time' expects the mean call time, a time (s, or a unit: ns, us, ms, s), got end of line"),
     (BASE + "tgid 1 pkts 200 inta 1 dist trace x.txt\n",
      "t.idf:2:29: error: 'dist trace' is not supported yet (only the models of 'dist')"),
     (BASE + "tgid 1 pkts 200 inta 1 dist zipf\n",
@@ -264,7 +278,7 @@ ERRORS = [
     (BASE + "tgid 1 pkts 200 inta 1 rng dice\n",
      "t.idf:2:28: error: 'rng' expects 'mt19937' or 'lehmer', got 'dice'"),
     (BASE + "tgid 1 pkts 200 inta 1 time absolute 5\n",
-     "t.idf:2:29: error: 'time absolute' is not supported yet (only 'relative')"),
+     "t.idf:2:29: error: 'time absolute' is not supported yet (only 'relative' and 'poisson')"),
     ("dev eth0 pkts 200 inta 1\ntgid 1\n",
      "t.idf:2:1: error: TG 1 has no 'dst' (the destination ADDR:PORT)"),
     ("dst 192.0.2.2:9 pkts 200 inta 1\ntgid 1\n",
@@ -644,3 +658,24 @@ def test_patt_seed_is_first_lehmer_value(mtgctl, tmp_path):
     assert [t["seed"] for t in tgs] == [7, 2, 3000000000 - 1 - (MODULUS - 1) + 1]
     for t in tgs:
         assert t["patt"]["seed"] == lehmer(t["seed"], 1)[0]
+
+
+def test_mtg_keywords_carried(mtgctl, tmp_path):
+    """cos N is DSCP N; data gives RFC 4594's DSCP when neither tos nor
+    cos does; nowb, qlen and rpol (with the bandwidth it asks) are carried
+    for the dashboard and the recording; time poisson and jitt show."""
+    tgs = check_json(mtgctl, tmp_path, BASE + """
+        tgid 1 pkts 200 thro 1M 250k cos 46 rpol 20 nowb 100 qlen 50
+        tgid 2 pkts 200 inta 1 data interactive
+        tgid 3 pkts 200 inta 1 data bulk tos 4
+        tgid 4 pkts 200 inta 1 data stream time poisson 60s 180 jitt 2ms
+        """)
+    one, two, three, four = tgs
+    assert (one["tos"], one["nowb"], one["qlen"], one["rpol"]) == \
+        (46 << 2, 100, 50, {"percent": 20, "request": 400000})
+    assert (two["tos"], two["data"]) == (18 << 2, "interactive")
+    assert (three["tos"], three["data"]) == (4, "bulk")
+    assert four["tos"] == 46 << 2
+    assert (four["time"], four["calls_ns"], four["jitt_ns"]) == \
+        ("poisson", {"idle": 60 * 10**9, "call": 180 * 10**9}, 2 * 10**6)
+    assert four["table"]["mode"] == "stream" and four["table"]["first_ns"] > 0
