@@ -187,7 +187,7 @@ int cmd_check(const char *file, const struct check_opts *o)
 	struct idf_file f;
 	struct tt *tts = NULL;
 	struct json j;
-	char err[128];
+	char err[256];
 	size_t i, built = 0;
 	int ret, rc = EXIT_ERROR;
 

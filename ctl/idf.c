@@ -55,8 +55,6 @@ static const struct {
 /* Keywords of the full language (MTG's Fig. 4) that this version lacks. */
 static const char *const later_keywords[] = { "addr", "include", NULL };
 
-/* Models of MTG and D-ITG that this version lacks. */
-static const char *const later_dists[] = { "file", "trace", "pcap", NULL };
 
 /* What a model's parameter is, and the values it takes. */
 enum param_kind {
@@ -105,6 +103,9 @@ static const struct model {
 		{ "SHAPE", "SCALE" }, { P_POS, P_TIME_POS } },
 	[IDF_DIST_LOGNORMAL] = { "lognormal", NULL, "MEDIAN SIGMA", 2, 2,
 		{ "MEDIAN", "SIGMA" }, { P_TIME_POS, P_POS } },
+	/* the FILE argument is parsed by parse_dist() */
+	[IDF_DIST_TRACE] = { "trace", "file", "FILE", 0, 0 },
+	[IDF_DIST_PCAP] = { "pcap", NULL, "FILE", 0, 0 },
 };
 
 const char *idf_kw_name(enum idf_kw kw)
@@ -751,7 +752,7 @@ static int parse_tgid(struct parser *p, struct idf_tg *tg)
 }
 
 #define WHAT_DIST \
-	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal)"
+	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap)"
 
 static int model_lookup(const char *s)
 {
@@ -807,6 +808,19 @@ static int arg_param(struct parser *p, const struct tok *t,
 	return ok ? 0 : expected(p, t, desc, why);
 }
 
+/* FILE, relative to the IDF's directory unless absolute. */
+static int dist_path(struct parser *p, const struct tok *t, char *out)
+{
+	const char *name = p->f->name ? p->f->name : "";
+	const char *slash = strrchr(name, '/');
+	int dir = slash && t->s[0] != '/' ? (int)(slash - name) + 1 : 0;
+
+	if ((size_t)dir + strlen(t->s) > IDF_PATH_MAX)
+		return expected(p, t, "a file name", "too long");
+	snprintf(out, IDF_PATH_MAX + 1, "%.*s%s", dir, name, t->s);
+	return 0;
+}
+
 static int parse_dist(struct parser *p, struct idf_tg *tg)
 {
 	struct tok *t = need(p, WHAT_DIST);
@@ -817,13 +831,15 @@ static int parse_dist(struct parser *p, struct idf_tg *tg)
 	if (!t)
 		return -1;
 	d = model_lookup(t->s);
-	if (d < 0) {
-		if (in_list(later_dists, t->s))
-			return not_yet(p, t, "the models of 'dist'");
+	if (d < 0)
 		return expected(p, t, WHAT_DIST, NULL);
-	}
 	m = &models[d];
 	memset(tg->dist_param, 0, sizeof(tg->dist_param));
+	if (d == IDF_DIST_TRACE || d == IDF_DIST_PCAP) {
+		t = need(p, "a file name");
+		if (!t || dist_path(p, t, tg->dist_file))
+			return -1;
+	}
 	for (i = 0; i < m->nparam; i++) {
 		char what[128];
 
@@ -1543,7 +1559,7 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	if (!GIVEN(dev))
 		error_loc(f, at, "TG %u has no 'dev' (the interface to send from)",
 			  tg->id);
-	if (!GIVEN(pkts))
+	if (!GIVEN(pkts) && tg->dist != IDF_DIST_TRACE)
 		error_loc(f, at, "TG %u has no 'pkts' (the packet length)",
 			  tg->id);
 	if (KNOWN(pkts) && tg->pkts == IDF_PKTS_COMPUTED)

@@ -24,6 +24,7 @@
 #define IDF_MAX_DIAGS		20	/* errors reported before giving up */
 #define IDF_DEVNAME_MAX		15	/* IFNAMSIZ - 1 */
 #define IDF_NETNS_MAX		255	/* a file name under /run/netns */
+#define IDF_PATH_MAX		1023	/* a trace or pcap file's path */
 #define IDF_TEXT_MAX		(16 << 20)	/* bytes of an IDF file */
 
 /*
@@ -96,6 +97,8 @@ enum idf_dist {
 	IDF_DIST_GAMMA,
 	IDF_DIST_WEIBULL,
 	IDF_DIST_LOGNORMAL,
+	IDF_DIST_TRACE,		/* (time, length) pairs from a file */
+	IDF_DIST_PCAP,		/* the timing of a pcap file */
 	IDF_DIST_COUNT
 };
 #define IDF_DIST_PARAMS		3	/* most parameters a model takes */
@@ -136,6 +139,8 @@ struct idf_tg {
 	 */
 	double dist_param[IDF_DIST_PARAMS];
 	enum idf_fgn fgn_method;
+	/* trace, pcap: the file, relative paths taken from the IDF's directory */
+	char dist_file[IDF_PATH_MAX + 1];
 	enum idf_pkts pkts;
 	uint32_t len_max;	/* pkts: bytes at L2 without FCS */
 	uint32_t len_min;

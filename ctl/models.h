@@ -52,6 +52,10 @@ struct model_gen {
 	uint64_t nominal, jittered;
 	/* the first departure's offset from the TG's start (idle, jitter) */
 	uint64_t first_ns;
+	/* trace, pcap: the file's entries, given in a circle */
+	struct mtg_tt_entry *file;
+	size_t file_len;
+	uint64_t backwards;	/* pcap: timestamps going back, gaps of 0 */
 };
 
 /* 0, or -1 with a message in err. */
@@ -59,6 +63,12 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 	       size_t size);
 void model_next(struct model_gen *g, struct mtg_tt_entry *e);
 void model_free(struct model_gen *g);
+
+/* The entries a trace or pcap file gives (0 for the other models). */
+static inline size_t model_file_len(const struct model_gen *g)
+{
+	return g->file_len;
+}
 
 /* A typical gap of the model, ns, to size its table (the mean if finite). */
 double model_typical_gap(const struct idf_tg *tg);

@@ -119,7 +119,7 @@ static int assign_cpus(struct run *r)
 /* Everything that needs neither the module nor time: tables, interfaces. */
 static int prepare(struct run *r)
 {
-	char err[128];
+	char err[256];
 	size_t i;
 	int ret, failed = 0;
 
@@ -134,9 +134,8 @@ static int prepare(struct run *r)
 		t->tg = &r->f.tgs[i];
 		t->netns_fd = -1;
 		if (tt_build(t->tg, &t->tt, err, sizeof(err))) {
-			pr_err("TG %u (%s): %s\n", t->tg->id, where(r, t->tg),
-			       err);
-			return -ENOMEM;
+			pr_err("%s: TG %u: %s\n", r->file, t->tg->id, err);
+			return -EINVAL;
 		}
 		t->table_offset = r->table_bytes;
 		r->table_bytes += (t->tt.len * sizeof(struct mtg_tt_entry) +
@@ -656,8 +655,10 @@ int cmd_run(const char *file, const struct run_opts *o)
 		fprintf(stderr, "%s: nothing started\n", file);
 		goto out;
 	}
-	if (prepare(&r))
+	if (prepare(&r)) {
+		fprintf(stderr, "%s: nothing started\n", file);
 		goto out;
+	}
 	r.listening = r.ls.ndevs > 0;
 	out = o->output ? o->output : r.f.out;
 	if (out && !r.listening) {

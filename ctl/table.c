@@ -68,10 +68,10 @@ int cmd_table(const char *file, const struct table_opts *o)
 {
 	static char buf[1 << 16];
 	struct idf_file f;
-	struct tt tt;
-	char err[128];
-	bool bin, found = false;
-	size_t i;
+	struct tt *tts = NULL;
+	char err[256];
+	bool bin;
+	size_t i, n = 0;
 	int ret;
 
 	if (strcmp(o->format, "csv") && strcmp(o->format, "bin")) {
@@ -91,48 +91,67 @@ int cmd_table(const char *file, const struct table_opts *o)
 		return EXIT_ERROR;
 	}
 	idf_print_diags(&f, stderr);
-	if (ret) {
-		idf_free(&f);
-		return EXIT_ERROR;
-	}
-	if (!bin)
-		printf("tg,k,departure_ns,gap_ns,len\n");
-	for (i = 0; i < f.ntgs; i++) {
-		const struct idf_tg *tg = &f.tgs[i];
-
-		if (o->tg && tg->id != o->tg)
-			continue;
-		found = true;
-		if (tt_build(tg, &tt, err, sizeof(err))) {
-			pr_err("%s: TG %u: %s\n", file, tg->id, err);
-			ret = -1;
-			break;
-		}
-		ret = print_table(tg, &tt, o, bin, buf, sizeof(buf));
-		if (tt.clipped)
-			pr_warn("TG %u: %" PRIu64 " gaps cut to an hour\n",
-				tg->id, tt.clipped);
-		if (tt.negative)
-			pr_warn("TG %u: %" PRIu64 " fgn slots below 0 packets, made 0\n",
-				tg->id, tt.negative);
-		tt_free(&tt);
-		if (ret) {
-			pr_err("table: cannot write the output: %s\n",
-			       strerror(errno));
-			break;
-		}
-	}
-	if (!ret && !found) {
+	if (ret)
+		goto out;
+	for (i = 0; i < f.ntgs; i++)
+		n += !o->tg || f.tgs[i].id == o->tg;
+	if (!n) {
 		pr_err("%s: no TG %" PRIu64 " (the file has", file, o->tg);
 		for (i = 0; i < f.ntgs; i++)
 			fprintf(stderr, " %u", f.tgs[i].id);
 		fprintf(stderr, ")\n");
 		ret = -1;
+		goto out;
+	}
+	/* every table first: an error prints nothing */
+	tts = calloc(f.ntgs, sizeof(*tts));
+	if (!tts) {
+		pr_err("out of memory\n");
+		ret = -1;
+		goto out;
+	}
+	for (i = 0; i < f.ntgs && !ret; i++) {
+		if (o->tg && f.tgs[i].id != o->tg)
+			continue;
+		ret = tt_build(&f.tgs[i], &tts[i], err, sizeof(err));
+		if (ret)
+			pr_err("%s: TG %u: %s\n", file, f.tgs[i].id, err);
+	}
+	if (ret)
+		goto out;
+	if (!bin)
+		printf("tg,k,departure_ns,gap_ns,len\n");
+	for (i = 0; i < f.ntgs && !ret; i++) {
+		const struct idf_tg *tg = &f.tgs[i];
+		struct tt *tt = &tts[i];
+
+		if (o->tg && tg->id != o->tg)
+			continue;
+		ret = print_table(tg, tt, o, bin, buf, sizeof(buf));
+		if (ret) {
+			pr_err("table: cannot write the output: %s\n",
+			       strerror(errno));
+			break;
+		}
+		if (tt->clipped)
+			pr_warn("TG %u: %" PRIu64 " gaps cut to an hour\n",
+				tg->id, tt->clipped);
+		if (tt->negative)
+			pr_warn("TG %u: %" PRIu64 " fgn slots below 0 packets, made 0\n",
+				tg->id, tt->negative);
+		if (tt->backwards)
+			pr_warn("TG %u: the pcap's clock went back %" PRIu64 " times: gaps of 0 there\n",
+				tg->id, tt->backwards);
 	}
 	if (!ret && fflush(stdout)) {
 		pr_err("table: cannot write the output: %s\n", strerror(errno));
 		ret = -1;
 	}
+out:
+	if (tts)
+		for (i = 0; i < f.ntgs; i++)
+			tt_free(&tts[i]);
+	free(tts);
 	idf_free(&f);
 	return ret ? EXIT_ERROR : EXIT_OK;
 }

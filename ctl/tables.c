@@ -119,6 +119,8 @@ bool tt_streams(const struct idf_tg *tg)
 
 	if (idf_has(tg, IDF_KW_table))
 		return tg->table == IDF_TABLE_STREAM;
+	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
+		return false;	/* tt_build_model() sizes it by the file */
 	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
 	    !tg->jitter && tg->time != IDF_TIME_POISSON)
 		return false;	/* exact and periodic: nothing to draw */
@@ -144,7 +146,7 @@ static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 			  size_t size)
 {
 	struct model_gen *g = calloc(1, sizeof(*g));
-	size_t k;
+	size_t k, len;
 
 	if (!g) {
 		snprintf(err, size, "out of memory for the generator");
@@ -155,8 +157,15 @@ static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 		free(g);
 		return -1;
 	}
-	if (tt_alloc(tt, tt->stream ? tt_lookahead(tg) : tt_len_for(tg), err,
-		     size)) {
+	len = tt->stream ? tt_lookahead(tg) : tt_len_for(tg);
+	if (g->file_len) {
+		/* a file loops in one table, or streams round if too long */
+		tt->stream = tt->stream || g->file_len > TT_LEN_MAX;
+		len = g->file_len < TT_LEN_MAX ? g->file_len : TT_LEN_MAX;
+		if (tt->stream && len > TT_STREAM_FILE)
+			len = TT_STREAM_FILE;
+	}
+	if (tt_alloc(tt, len, err, size)) {
 		model_free(g);
 		free(g);
 		return -1;
@@ -168,6 +177,7 @@ static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 	tt->clipped = g->clipped;
 	tt->negative = g->negative;
 	tt->first_ns = g->first_ns;
+	tt->backwards = g->backwards;
 	if (tt->stream) {
 		tt->gen = g;
 	} else {

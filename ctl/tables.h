@@ -26,6 +26,8 @@
 #define TT_LOOP_SECONDS	60
 /* Streaming tables hold this much traffic ahead of the module. */
 #define TT_LOOKAHEAD_SECONDS	2
+/* A trace or pcap file too long for one table streams through this many. */
+#define TT_STREAM_FILE	(1U << 16)
 
 struct model_gen;
 
@@ -41,6 +43,7 @@ struct tt {
 	uint64_t clipped;	/* gaps cut to an hour (MODEL_GAP_MAX_NS) */
 	uint64_t negative;	/* fgn slots whose count was cut to 0 */
 	uint64_t first_ns;	/* the first departure after the TG's start */
+	uint64_t backwards;	/* pcap: timestamps going back (gaps of 0) */
 };
 
 /* The entries of a random model's table. */

@@ -388,3 +388,83 @@ def test_time_poisson_calls(mtgctl, tmp_path):
         r_calls += sps.chisquare(obs, exp).pvalue < LEVEL
     assert r_idle <= MAX_REJECTIONS, r_idle
     assert r_calls <= MAX_REJECTIONS, r_calls
+
+
+def write_pcap(path, times_ns, nano=True, swap=False):
+    """A classic pcap file of 60-byte frames at times_ns."""
+    import struct
+    end = ">" if swap else "<"
+    magic = 0xa1b23c4d if nano else 0xa1b2c3d4
+    out = [struct.pack(end + "IHHiIII", magic, 2, 4, 0, 0, 65535, 1)]
+    for t in times_ns:
+        frac = t % 10**9 if nano else (t % 10**9) // 1000
+        out.append(struct.pack(end + "IIII", t // 10**9, frac, 60, 60))
+        out.append(bytes(60))
+    path.write_bytes(b"".join(out))
+
+
+def test_trace_file(mtgctl, tmp_path):
+    """dist trace: the file's times and lengths, in a loop whose last gap
+    is the trace's mean; the file is found beside the IDF."""
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "calls.txt").write_text(
+        "# time length\n0 200\n0.001 300\n1.5ms 400\n\n0.004 250 # x\n")
+    idf = tmp_path / "exp" / "t.idf"
+    idf.write_text("dev lo dst 127.0.0.1:9000\ntgid 1 dist trace calls.txt\n")
+    res = subprocess.run([mtgctl, "table", idf, "--count", "6",
+                          "--format", "bin"], capture_output=True,
+                         check=True)
+    recs = np.frombuffer(res.stdout, RECORD)
+    assert list(recs["departure_ns"]) == [0, 10**6, 1500000, 4 * 10**6,
+                                          4 * 10**6 + 4 * 10**6 // 3,
+                                          4 * 10**6 + 4 * 10**6 // 3 + 10**6]
+    assert list(recs["len"]) == [200, 300, 400, 250, 200, 300]
+
+
+@pytest.mark.parametrize("nano, swap", [(True, False), (False, False),
+                                        (True, True), (False, True)])
+def test_pcap_timing(mtgctl, tmp_path, nano, swap):
+    """dist pcap: the gaps of a capture's timestamps (pcap in either byte
+    order, micro- or nanosecond), the lengths of `pkts`."""
+    rng = np.random.default_rng(1)
+    times = np.cumsum(rng.integers(1, 5 * 10**6, 500)) + 1700000000 * 10**9
+    if not nano:
+        times = times // 1000 * 1000
+    write_pcap(tmp_path / "cap.pcap", [int(t) for t in times], nano, swap)
+    (tmp_path / "t.idf").write_text(
+        "dev lo dst 127.0.0.1:9000 pkts 300\ntgid 1 dist pcap cap.pcap\n")
+    res = subprocess.run([mtgctl, "table", "t.idf", "--format", "bin"],
+                         cwd=tmp_path, capture_output=True, check=True)
+    recs = np.frombuffer(res.stdout, RECORD)
+    assert len(recs) == 500 and set(recs["len"]) == {300}
+    assert list(recs["gap_ns"][:-1]) == list(np.diff(times))
+    assert recs["gap_ns"][-1] == (times[-1] - times[0]) // 499
+
+
+@pytest.mark.parametrize("content, message", [
+    ("0 200\n0.001 30\n", "calls.txt:2:7: expected a frame length, 130 .. "
+     "9018 bytes, got '30'"),
+    ("0 200\n0.002 200\n0.001 200\n", "calls.txt:3:1: the time goes back "
+     "(0.001 after 2000000 ns)"),
+    ("0 200\nsoon 200\n", "calls.txt:2:1: expected a time (s, or a unit: "
+     "ns, us, ms, s), got 'soon'"),
+    ("0 200 7\n", "calls.txt:1: expected TIME LENGTH and nothing more"),
+    ("0 200\n", "calls.txt: 1 packets; a timing needs 2 at least"),
+    (None, "cannot read calls.txt: No such file or directory"),
+    (b"\x0a\x0d\x0d\x0a" + bytes(40), "calls.txt: not a pcap file (magic "
+     "0a0d0d0a; pcapng: convert it with 'editcap -F pcap')"),
+])
+def test_trace_and_pcap_errors(mtgctl, tmp_path, content, message):
+    """A bad trace or pcap file: where and what, and nothing printed."""
+    model = "pcap" if isinstance(content, bytes) else "trace"
+    if isinstance(content, bytes):
+        (tmp_path / "calls.txt").write_bytes(content)
+    elif content is not None:
+        (tmp_path / "calls.txt").write_text(content)
+    (tmp_path / "t.idf").write_text(
+        f"dev lo dst 127.0.0.1:9000 pkts 200\ntgid 1 dist {model} calls.txt\n")
+    for cmd in ("table", "check"):
+        res = subprocess.run([mtgctl, cmd, "t.idf"], cwd=tmp_path,
+                             capture_output=True, text=True)
+        assert res.returncode == 1 and res.stdout == ""
+        assert res.stderr == f"mtgctl: t.idf: TG 1: {message}\n"
