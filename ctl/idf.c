@@ -30,9 +30,11 @@ struct parser {
 	size_t ntok, pos, tcap;
 	unsigned int eol_col;	/* just past the line's last token */
 	long cur;		/* index of the TG being read; -1: globals */
-	uint32_t own;		/* keywords given in the current section */
+	uint64_t own;		/* keywords given in the current section */
 	enum idf_kw last_kw;	/* the keyword being read */
 	bool line_kw;		/* a keyword was read on this line */
+	unsigned int src;	/* the file being read (struct idf_loc.src) */
+	const struct parser *up;	/* the includer's, while including */
 };
 
 typedef int (*kw_parse_fn)(struct parser *p, struct idf_tg *tg);
@@ -53,7 +55,7 @@ static const struct {
 };
 
 /* Keywords of the full language (MTG's Fig. 4) that this version lacks. */
-static const char *const later_keywords[] = { "addr", "include", NULL };
+static const char *const later_keywords[] = { "addr", NULL };
 
 
 /* What a model's parameter is, and the values it takes. */
@@ -256,8 +258,9 @@ void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
 
 /* Diagnostics */
 
-static void diag(struct idf_file *f, bool warning, unsigned int line,
-		 unsigned int col, const char *fmt, va_list ap)
+static void diag(struct idf_file *f, bool warning, unsigned int src,
+		 unsigned int line, unsigned int col, const char *fmt,
+		 va_list ap)
 {
 	struct idf_diag *d;
 
@@ -270,6 +273,7 @@ static void diag(struct idf_file *f, bool warning, unsigned int line,
 	d = &f->diags[f->ndiags++];
 	d->loc.line = line;
 	d->loc.col = col;
+	d->loc.src = src;
 	d->warning = warning;
 	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
 }
@@ -281,7 +285,7 @@ static void error_at(struct idf_file *f, unsigned int line, unsigned int col,
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag(f, false, line, col, fmt, ap);
+	diag(f, false, f->cur_src, line, col, fmt, ap);
 	va_end(ap);
 }
 
@@ -292,7 +296,7 @@ static void error_loc(struct idf_file *f, const struct idf_loc *loc,
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag(f, false, loc->line, loc->col, fmt, ap);
+	diag(f, false, loc->src, loc->line, loc->col, fmt, ap);
 	va_end(ap);
 }
 
@@ -303,8 +307,14 @@ static void warn_loc(struct idf_file *f, const struct idf_loc *loc,
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag(f, true, loc->line, loc->col, fmt, ap);
+	diag(f, true, loc->src, loc->line, loc->col, fmt, ap);
 	va_end(ap);
+}
+
+const char *idf_source_name(const struct idf_file *f, unsigned int src)
+{
+	return src && src <= f->nincludes ? f->includes[src - 1].name :
+		f->name;
 }
 
 void idf_print_diags(const struct idf_file *f, FILE *out)
@@ -316,8 +326,9 @@ void idf_print_diags(const struct idf_file *f, FILE *out)
 		const char *kind = d->warning ? "warning" : "error";
 
 		if (d->loc.line)
-			fprintf(out, "%s:%u:%u: %s: %s\n", f->name,
-				d->loc.line, d->loc.col, kind, d->msg);
+			fprintf(out, "%s:%u:%u: %s: %s\n",
+				idf_source_name(f, d->loc.src), d->loc.line,
+				d->loc.col, kind, d->msg);
 		else
 			fprintf(out, "%s: %s: %s\n", f->name, kind, d->msg);
 	}
@@ -1275,6 +1286,7 @@ static int parse_listen(struct parser *p, struct idf_tg *tg)
 			return expected(p, t, what, why);
 		l.loc.line = p->line;
 		l.loc.col = t->col;
+		l.loc.src = p->f->cur_src;
 		for (i = 0; i < f->nlisten; i++) {
 			if (!strcmp(f->listen[i].dev, l.dev) &&
 			    !strcmp(f->listen[i].netns, l.netns)) {
@@ -1364,25 +1376,26 @@ static int start_tg(struct parser *p, const struct tok *kt,
 	}
 	tg = &f->tgs[f->ntgs];
 	*tg = f->globals;
-	tg->set &= ~(1U << IDF_KW_tgid);
+	tg->set &= ~(IDF_KW_BIT(IDF_KW_tgid));
 	tg->id = (uint32_t)id;
-	tg->set |= 1U << IDF_KW_tgid;
+	tg->set |= IDF_KW_BIT(IDF_KW_tgid);
 	tg->loc[IDF_KW_tgid].line = p->line;
 	tg->loc[IDF_KW_tgid].col = kt->col;
+	tg->loc[IDF_KW_tgid].src = f->cur_src;
 	if (bad)
-		tg->bad |= 1U << IDF_KW_tgid;
+		tg->bad |= IDF_KW_BIT(IDF_KW_tgid);
 	for (i = 0; i < f->ntgs && !bad; i++) {
 		if (f->tgs[i].id == tg->id &&
-		    !(f->tgs[i].bad & (1U << IDF_KW_tgid))) {
+		    !(f->tgs[i].bad & (IDF_KW_BIT(IDF_KW_tgid)))) {
 			error_at(f, p->line, t->col,
 				 "duplicate tgid %u (first at line %u)",
 				 tg->id, f->tgs[i].loc[IDF_KW_tgid].line);
-			tg->bad |= 1U << IDF_KW_tgid;
+			tg->bad |= IDF_KW_BIT(IDF_KW_tgid);
 			break;
 		}
 	}
 	p->cur = (long)f->ntgs++;
-	p->own = 1U << IDF_KW_tgid;
+	p->own = IDF_KW_BIT(IDF_KW_tgid);
 	return 0;
 }
 
@@ -1404,7 +1417,7 @@ static int parse_line(struct parser *p)
 			if (start_tg(p, t, v))
 				return -ENOMEM;
 			p->line_kw = true;
-			if (current(p)->bad & (1U << IDF_KW_tgid))
+			if (current(p)->bad & (IDF_KW_BIT(IDF_KW_tgid)))
 				resync(p);
 			continue;
 		}
@@ -1432,17 +1445,26 @@ static int parse_line(struct parser *p)
 		tg = current(p);
 		p->last_kw = (enum idf_kw)k;
 		p->line_kw = true;
-		if (p->own & (1U << k))
+		if (k == IDF_KW_include) {
+			/* not a setting: as often as wanted, nothing to record */
+			if (parse_include(p, tg))
+				resync(p);
+			continue;
+		}
+		if (p->own & (IDF_KW_BIT(k)))
 			error_at(f, p->line, t->col,
 				 "'%s' given twice (first at line %u)",
 				 t->s, tg->loc[k].line);
-		p->own |= 1U << k;
-		tg->set |= 1U << k;
-		tg->bad &= ~(1U << k);
+		p->own |= IDF_KW_BIT(k);
+		if (p->cur >= 0)
+			tg->own |= IDF_KW_BIT(k);
+		tg->set |= IDF_KW_BIT(k);
+		tg->bad &= ~(IDF_KW_BIT(k));
 		tg->loc[k].line = p->line;
 		tg->loc[k].col = t->col;
+		tg->loc[k].src = f->cur_src;
 		if (keywords[k].parse(p, tg)) {
-			tg->bad |= 1U << k;
+			tg->bad |= IDF_KW_BIT(k);
 			resync(p);
 		}
 	}
@@ -1485,32 +1507,125 @@ static int tokenize(struct parser *p, char *line, size_t len)
 	return 0;
 }
 
-int idf_parse(struct idf_file *f, FILE *in)
+static int read_file(const char *path, char **text, size_t *text_len);
+
+/* Every line of in, into p's file (the one in f->cur_src). */
+static int parse_stream(struct parser *p, FILE *in)
 {
-	struct parser p = { .f = f, .cur = -1 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int err = 0;
 
-	defaults(&f->globals);
 	while ((len = getline(&line, &cap, in)) >= 0) {
-		p.line++;
+		p->line++;
 		if (memchr(line, '\0', (size_t)len)) {
-			error_at(f, p.line, 1, "NUL byte in the line");
+			error_at(p->f, p->line, 1, "NUL byte in the line");
 			continue;
 		}
-		err = tokenize(&p, line, (size_t)len);
+		err = tokenize(p, line, (size_t)len);
 		if (!err)
-			err = parse_line(&p);
+			err = parse_line(p);
 		if (err)
 			break;
 	}
 	if (!err && ferror(in))
 		err = -errno;
 	free(line);
+	return err;
+}
+
+int idf_parse(struct idf_file *f, FILE *in)
+{
+	struct parser p = { .f = f, .cur = -1 };
+	int err;
+
+	defaults(&f->globals);
+	f->cur_src = 0;
+	err = parse_stream(&p, in);
 	free(p.toks);
 	return err;
+}
+
+/*
+ * include FILE: the file's groups, read where the keyword stands, as if
+ * written there (in the globals or the TG being read). A relative FILE is
+ * taken from the including file's directory. Errors in it name it.
+ */
+static int parse_include(struct parser *p, struct idf_tg *tg)
+{
+	struct idf_file *f = p->f;
+	const char *from = idf_source_name(f, f->cur_src), *slash;
+	const struct parser *up;
+	struct idf_source *src, *n;
+	struct parser saved;
+	struct tok *t;
+	FILE *in;
+	int dir, err = 0;
+
+	(void)tg;
+	t = need(p, "a file name");
+	if (!t)
+		return -1;
+	if (f->no_include) {
+		error_at(f, p->line, t->col, "'include' is not allowed here");
+		return -1;
+	}
+	if (f->depth >= IDF_INCLUDE_DEPTH) {
+		error_at(f, p->line, t->col,
+			 "'include' nested more than %d deep (a loop?)",
+			 IDF_INCLUDE_DEPTH);
+		return -1;
+	}
+	n = realloc(f->includes, (f->nincludes + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	f->includes = n;
+	src = &f->includes[f->nincludes];
+	memset(src, 0, sizeof(*src));
+	slash = strrchr(from, '/');
+	dir = slash && t->s[0] != '/' ? (int)(slash - from) + 1 : 0;
+	if (asprintf(&src->name, "%.*s%s", dir, from, t->s) < 0)
+		return -ENOMEM;
+	for (up = p; up; up = up->up)
+		if (!strcmp(idf_source_name(f, up->src), src->name)) {
+			error_at(f, p->line, t->col,
+				 "'include %s' includes a file being read (a loop)",
+				 t->s);
+			free(src->name);
+			return -1;
+		}
+	err = read_file(src->name, &src->text, &src->text_len);
+	if (err) {
+		error_at(f, p->line, t->col, "cannot read '%s': %s", src->name,
+			 strerror(-err));
+		free(src->name);
+		free(src->text);
+		return -1;
+	}
+	f->nincludes++;
+	/* read it with a parser of its own, then go on with this line */
+	saved = *p;
+	p->up = &saved;
+	p->toks = NULL;
+	p->tcap = p->ntok = p->pos = 0;
+	p->line = 0;
+	p->src = f->cur_src = (unsigned int)f->nincludes;
+	f->depth++;
+	if (src->text_len) {
+		in = fmemopen(src->text, src->text_len, "r");
+		err = in ? parse_stream(p, in) : -errno;
+		if (in)
+			fclose(in);
+	}
+	f->depth--;
+	free(p->toks);
+	/* the section may have changed: a tgid in the included file */
+	saved.cur = p->cur;
+	saved.own = p->own;
+	*p = saved;
+	f->cur_src = p->src;
+	return err ? -1 : 0;
 }
 
 /* Validation: what only the whole TG tells. */
@@ -1519,15 +1634,15 @@ int idf_parse(struct idf_file *f, FILE *in)
 static void compute_len(struct idf_file *f, struct idf_tg *tg,
 			uint32_t min_len)
 {
-	uint32_t ok = tg->set & ~tg->bad;
+	uint64_t ok = tg->set & ~tg->bad;
 	double len;
 
-	if (!(ok & (1U << IDF_KW_thro)) || !(ok & (1U << IDF_KW_inta)) ||
+	if (!(ok & (IDF_KW_BIT(IDF_KW_thro))) || !(ok & (IDF_KW_BIT(IDF_KW_inta))) ||
 	    tg->inta_min != tg->inta_max) {
 		error_loc(f, &tg->loc[IDF_KW_pkts],
 			  "TG %u: 'pkts computed' needs 'thro' and one 'inta' (the length is thro * inta / 8)",
 			  tg->id);
-		tg->bad |= 1U << IDF_KW_pkts;
+		tg->bad |= IDF_KW_BIT(IDF_KW_pkts);
 		return;
 	}
 	len = round((double)tg->thro_req * (double)tg->inta_min / 8e9);
@@ -1537,7 +1652,7 @@ static void compute_len(struct idf_file *f, struct idf_tg *tg,
 			  tg->id, len, (unsigned long long)tg->thro_req,
 			  (unsigned long long)tg->inta_min, min_len,
 			  IDF_LEN_MAX);
-		tg->bad |= 1U << IDF_KW_pkts;
+		tg->bad |= IDF_KW_BIT(IDF_KW_pkts);
 		return;
 	}
 	tg->len_max = tg->len_min = (uint32_t)len;
@@ -1549,10 +1664,10 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	bool v6 = tg->dst.family == AF_INET6;
 	uint32_t min_len = v6 ? IDF_LEN_MIN_IPV6 : IDF_LEN_MIN_IPV4;
 
-#define KNOWN(k)	(tg->set & ~tg->bad & (1U << IDF_KW_##k))
+#define KNOWN(k)	(tg->set & ~tg->bad & IDF_KW_BIT(IDF_KW_##k))
 #define GIVEN(k)	idf_has(tg, IDF_KW_##k)
 	/* given in the TG's own section (globals come before every tgid) */
-#define OWN(k)		(GIVEN(k) && tg->loc[IDF_KW_##k].line >= at->line)
+#define OWN(k)		(tg->own & IDF_KW_BIT(IDF_KW_##k))
 	if (!GIVEN(dst))
 		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
 			  tg->id);
@@ -1649,8 +1764,9 @@ static void sort_diags(struct idf_file *f)
 		for (j = i; j > 0; j--) {
 			const struct idf_loc *a = &f->diags[j - 1].loc;
 
-			if (a->line < d.loc.line ||
-			    (a->line == d.loc.line && a->col <= d.loc.col))
+			if (a->src < d.loc.src ||
+			    (a->src == d.loc.src && (a->line < d.loc.line ||
+			     (a->line == d.loc.line && a->col <= d.loc.col))))
 				break;
 			f->diags[j] = f->diags[j - 1];
 		}
@@ -1665,40 +1781,42 @@ int idf_validate(struct idf_file *f)
 	if (!f->ntgs && !f->nerrors)
 		error_at(f, 0, 0, "no 'tgid': the file describes no traffic generator");
 	for (i = 0; i < f->ntgs; i++)
-		if (!(f->tgs[i].bad & (1U << IDF_KW_tgid)))
+		if (!(f->tgs[i].bad & (IDF_KW_BIT(IDF_KW_tgid))))
 			validate_tg(f, &f->tgs[i]);
 	sort_diags(f);
 	return f->nerrors ? -1 : 0;
 }
 
-/* The whole file, which a recording keeps as the run's description. */
-static int read_text(struct idf_file *f, const char *path)
+/* A whole file, which a recording keeps as the run's description. */
+static int read_file(const char *path, char **text, size_t *text_len)
 {
 	size_t cap = 0, n;
 	FILE *in;
 	char *t;
 	int err = 0;
 
+	*text = NULL;
+	*text_len = 0;
 	in = fopen(path, "r");
 	if (!in)
 		return -errno;
 	errno = 0;
 	for (;;) {
-		if (f->text_len == cap) {
+		if (*text_len == cap) {
 			if (cap >= IDF_TEXT_MAX) {
 				err = -EFBIG;
 				break;
 			}
 			cap = cap ? 2 * cap : 4096;
-			t = realloc(f->text, cap + 1);
+			t = realloc(*text, cap + 1);
 			if (!t) {
 				err = -ENOMEM;
 				break;
 			}
-			f->text = t;
+			*text = t;
 		}
-		n = fread(f->text + f->text_len, 1, cap - f->text_len, in);
-		f->text_len += n;
+		n = fread(*text + *text_len, 1, cap - *text_len, in);
+		*text_len += n;
 		if (!n)
 			break;
 	}
@@ -1706,7 +1824,7 @@ static int read_text(struct idf_file *f, const char *path)
 		err = errno ? -errno : -EIO;
 	fclose(in);
 	if (!err)
-		f->text[f->text_len] = '\0';
+		(*text)[*text_len] = '\0';
 	return err;
 }
 
@@ -1719,7 +1837,7 @@ int idf_load(struct idf_file *f, const char *path)
 	f->name = strdup(path);
 	if (!f->name)
 		return -ENOMEM;
-	err = read_text(f, path);
+	err = read_file(path, &f->text, &f->text_len);
 	if (err)
 		return err;
 	if (f->text_len) {
@@ -1736,6 +1854,13 @@ int idf_load(struct idf_file *f, const char *path)
 
 void idf_free(struct idf_file *f)
 {
+	size_t i;
+
+	for (i = 0; i < f->nincludes; i++) {
+		free(f->includes[i].name);
+		free(f->includes[i].text);
+	}
+	free(f->includes);
 	free(f->tgs);
 	free(f->name);
 	free(f->text);

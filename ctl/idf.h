@@ -60,6 +60,7 @@
 	K(nowb,		"N")					\
 	K(qlen,		"N")					\
 	K(rpol,		"PERCENT")				\
+	K(include,	"FILE")					\
 	K(dev,		"NAME")					\
 	K(netns,	"NAME")					\
 	K(cpu,		"N")					\
@@ -82,6 +83,10 @@ enum idf_kw {
 #undef IDF_KW_ENUM
 	IDF_KW_COUNT
 };
+
+/* A keyword's bit in struct idf_tg's set, bad and own. */
+#define IDF_KW_BIT(kw)		(1ULL << (kw))
+_Static_assert(IDF_KW_COUNT <= 64, "keywords must fit the 64-bit masks");
 
 /* The models of the gaps between departures (Documentation/idf.rst). */
 enum idf_dist {
@@ -113,10 +118,20 @@ enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
 enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
 
-/* Where something was written: 1-based line and byte column. */
+/* Where something was written: 1-based line and byte column, in which file. */
 struct idf_loc {
 	unsigned int line;
 	unsigned int col;
+	unsigned int src;	/* 0: the file itself; i: includes[i - 1] */
+};
+
+#define IDF_INCLUDE_DEPTH	8	/* files included from included files */
+
+/* A file `include` read, kept for the recording. */
+struct idf_source {
+	char *name;		/* as resolved: relative to the includer */
+	char *text;
+	size_t text_len;
 };
 
 struct idf_addr {
@@ -128,8 +143,9 @@ struct idf_addr {
 /* One TG as written, globals applied. Units in the comments. */
 struct idf_tg {
 	uint32_t id;
-	uint32_t set;		/* 1 << IDF_KW_*: given here or in the globals */
-	uint32_t bad;		/* 1 << IDF_KW_*: given with an error */
+	uint64_t set;		/* 1 << IDF_KW_*: given here or in the globals */
+	uint64_t bad;		/* 1 << IDF_KW_*: given with an error */
+	uint64_t own;		/* 1 << IDF_KW_*: given in the TG's section */
 	struct idf_loc loc[IDF_KW_COUNT];	/* where each was given */
 
 	enum idf_dist dist;
@@ -195,6 +211,11 @@ struct idf_file {
 	char *name;		/* as given on the command line */
 	char *text;		/* the whole file, as read */
 	size_t text_len;
+	struct idf_source *includes;	/* the files `include` read, in order */
+	size_t nincludes;
+	unsigned int cur_src;	/* the file being read (struct idf_loc.src) */
+	unsigned int depth;	/* of includes being read */
+	bool no_include;	/* refuse `include` (the parser's fuzz target) */
 	struct idf_tg globals;
 	struct idf_listen *listen;	/* `listen`, in the order given */
 	size_t nlisten;
@@ -218,6 +239,9 @@ int idf_parse(struct idf_file *f, FILE *in);
 int idf_validate(struct idf_file *f);
 void idf_free(struct idf_file *f);
 
+/* The name of the file a struct idf_loc.src names. */
+const char *idf_source_name(const struct idf_file *f, unsigned int src);
+
 /* Print the diagnostics as `file:line:col: error: message`. */
 void idf_print_diags(const struct idf_file *f, FILE *out);
 
@@ -226,7 +250,7 @@ const char *idf_kw_name(enum idf_kw kw);
 const char *idf_kw_args(enum idf_kw kw);
 static inline bool idf_has(const struct idf_tg *tg, enum idf_kw kw)
 {
-	return tg->set & (1U << kw);
+	return tg->set & (IDF_KW_BIT(kw));
 }
 
 /* Names of the values, as the IDF writes them. */

@@ -267,6 +267,15 @@ char *rec_meta_json(const struct rec_meta *mi, size_t *len)
 		json_obj_begin(&j);
 		json_kstr(&j, "file", mi->idf->name);
 		json_kstr(&j, "text", mi->idf->text ? mi->idf->text : "");
+		json_key(&j, "includes");
+		json_arr_begin(&j);
+		for (i = 0; i < mi->idf->nincludes; i++) {
+			json_obj_begin(&j);
+			json_kstr(&j, "file", mi->idf->includes[i].name);
+			json_kstr(&j, "text", mi->idf->includes[i].text);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 		json_obj_end(&j);
 	} else {
 		json_null(&j);

@@ -236,7 +236,9 @@ ERRORS = [
     (BASE + "tgid 1 pkts 200 inta 1 addr broadcast\n",
      "t.idf:2:24: error: 'addr' is not supported yet"),
     (BASE + "tgid 1 pkts 200 inta 1 include more.idf\n",
-     "t.idf:2:24: error: 'include' is not supported yet"),
+     "t.idf:2:32: error: cannot read 'more.idf': No such file or directory"),
+    ("include t.idf\n",
+     "t.idf:1:9: error: 'include t.idf' includes a file being read (a loop)"),
     (BASE + "tgid 1 pkts 200 inta 1 jitt 3x\n",
      "t.idf:2:29: error: 'jitt' expects a time (ms, or a unit: ns, us, ms, s), got '3x' (unknown unit)"),
     (BASE + "tgid 1 pkts 200 inta 1 cos 64\n",
@@ -679,3 +681,37 @@ def test_mtg_keywords_carried(mtgctl, tmp_path):
     assert (four["time"], four["calls_ns"], four["jitt_ns"]) == \
         ("poisson", {"idle": 60 * 10**9, "call": 180 * 10**9}, 2 * 10**6)
     assert four["table"]["mode"] == "stream" and four["table"]["first_ns"] > 0
+
+
+def test_include(mtgctl, tmp_path):
+    """include: the groups read where the keyword stands (globals, or the
+    TG being read), paths from the including file's directory, errors
+    naming the included file, nothing given twice for including twice."""
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "common.idf").write_text(
+        "# shared\npkts 200 thro 1M\ninclude addr.idf\n")
+    (tmp_path / "lab" / "addr.idf").write_text("ttl 9\n")
+    (tmp_path / "lab" / "tg.idf").write_text("dist poisson pkts 400\n")
+    (tmp_path / "run.idf").write_text(
+        "dev lo dst 127.0.0.1:9000\ninclude lab/common.idf\ntgid 1\n"
+        "tgid 2 include lab/tg.idf\ntgid 3 include lab/tg.idf\n")
+    res = subprocess.run([mtgctl, "check", "run.idf", "--json"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    one, two, three = json.loads(res.stdout)["tgs"]
+    assert (one["ttl"], one["pkts"]["max"], one["dist"]) == (9, 200, "fixed")
+    assert (two["pkts"]["max"], two["dist"]) == (400, "exponential")
+    assert three["dist"] == "exponential"
+    (tmp_path / "lab" / "tg.idf").write_text("dist poisson pkts 99 frob\n")
+    res = subprocess.run([mtgctl, "check", "run.idf"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 1
+    # each reading of the file, in the order read, its errors by position
+    small = ("'pkts' 99 is below the smallest IPv4 frame, 130 bytes "
+             "(Ethernet 14 + IPv4 20 + UDP 8 + MTG header 88)")
+    assert res.stderr.splitlines() == [
+        f"lab/tg.idf:1:14: error: TG 2: {small}",
+        "lab/tg.idf:1:22: error: unknown keyword 'frob'",
+        f"lab/tg.idf:1:14: error: TG 3: {small}",
+        "lab/tg.idf:1:22: error: unknown keyword 'frob'",
+    ]
