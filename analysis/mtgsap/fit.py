@@ -217,7 +217,8 @@ PROCESSES = {"markov": "a Markov-modulated Poisson process",
              "fractal": "fractional Gaussian noise (see --hurst)",
              "fgn": "fractional Gaussian noise (see --hurst)",
              "voice": "talk and silence periods",
-             "file": "times read from a file", "trace": "a trace"}
+             "file": "times read from a file", "trace": "a trace",
+             "pcap": "the timing of a capture"}
 
 
 @dataclasses.dataclass
