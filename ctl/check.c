@@ -74,7 +74,10 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		printf("thro %" PRIu64 " bit/s\n", tg->thro_req);
 	else
 		printf("inta %" PRIu64 " ns\n", tg->inta_min);
-	if (tg->time == IDF_TIME_POISSON)
+	if (tg->time == IDF_TIME_ABSOLUTE)
+		printf("  start at %" PRIu64 " ns (CLOCK_REALTIME)",
+		       tg->start_abs);
+	else if (tg->time == IDF_TIME_POISSON)
 		printf("  calls: idle %" PRIu64 " ns, call %" PRIu64 " ns (means)",
 		       tg->call_idle, tg->call_len);
 	else

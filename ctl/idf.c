@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "idf.h"
 #include "lehmer.h"
@@ -431,6 +432,46 @@ int idf_parse_time(const char *s, int bare_exp, uint64_t *ns, const char **why)
 	};
 
 	return parse_with_units(s, units, bare_exp, ns, why);
+}
+
+int idf_parse_when(const char *s, uint64_t *ns)
+{
+	struct tm tm = { 0 };
+	uint64_t frac = 0;
+	const char *end;
+	bool utc;
+	time_t now, secs;
+	size_t n = strlen(s);
+	int digits = 0;
+
+	utc = n && s[n - 1] == 'Z';
+	if (strchr(s, '-')) {
+		end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	} else {
+		now = time(NULL);
+		if (!localtime_r(&now, &tm))
+			return -1;
+		end = strptime(s, "%H:%M:%S", &tm);
+	}
+	if (!end)
+		return -1;
+	if (*end == '.') {
+		for (end++; isdigit((unsigned char)*end); end++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (uint64_t)(*end - '0');
+		if (!digits)
+			return -1;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*end != (utc ? 'Z' : '\0') || (utc && end[1]))
+		return -1;
+	tm.tm_isdst = -1;
+	secs = utc ? timegm(&tm) : mktime(&tm);
+	if (secs == (time_t)-1 || secs < 0)
+		return -1;
+	*ns = (uint64_t)secs * 1000000000ULL + frac;
+	return 0;
 }
 
 int idf_parse_count(const char *s, uint64_t *v, const char **why)
@@ -965,13 +1006,29 @@ static int parse_thro(struct parser *p, struct idf_tg *tg)
 
 static int parse_time(struct parser *p, struct idf_tg *tg)
 {
-	struct tok *t = need(p, "'relative' or 'poisson'"), *d;
+	struct tok *t = need(p, "'relative', 'absolute' or 'poisson'"), *d;
 
 	if (!t)
 		return -1;
-	if (!strcmp(t->s, "absolute") || !strcmp(t->s, "user"))
-		return not_yet(p, t, "'relative' and 'poisson'");
+	if (!strcmp(t->s, "user"))
+		return not_yet(p, t, "'relative', 'absolute' and 'poisson'");
 	tg->start = tg->duration = tg->call_idle = tg->call_len = 0;
+	tg->start_abs = 0;
+	if (!strcmp(t->s, "absolute")) {
+		const char *what = "a local time, YYYY-MM-DDTHH:MM:SS[.F] or HH:MM:SS[.F] (Z at the end: UTC)";
+
+		tg->time = IDF_TIME_ABSOLUTE;
+		t = need(p, what);
+		if (!t)
+			return -1;
+		if (idf_parse_when(t->s, &tg->start_abs))
+			return expected(p, t, what, NULL);
+		d = maybe(p);
+		if (d && arg_time(p, d, 9, "the duration, " WHAT_TIME,
+				  &tg->duration))
+			return -1;
+		return 0;
+	}
 	if (!strcmp(t->s, "poisson")) {
 		tg->time = IDF_TIME_POISSON;
 		t = need(p, "the mean idle time, " WHAT_TIME);
@@ -990,7 +1047,8 @@ static int parse_time(struct parser *p, struct idf_tg *tg)
 		return 0;
 	}
 	if (strcmp(t->s, "relative"))
-		return expected(p, t, "'relative' or 'poisson'", NULL);
+		return expected(p, t, "'relative', 'absolute' or 'poisson'",
+				NULL);
 	tg->time = IDF_TIME_RELATIVE;
 	t = need(p, "the start, " WHAT_TIME);
 	if (!t || arg_time(p, t, 9, "the start, " WHAT_TIME, &tg->start))

@@ -48,7 +48,7 @@
 	K(pkts,		"fixed|variable MAX [MIN] | computed")	\
 	K(inta,		"MIN [MAX]")				\
 	K(thro,		"REQ [MIN]")				\
-	K(time,		"relative START [DURATION] | poisson IDLE CALL")	\
+	K(time,		"relative START [DURATION] | absolute WHEN [DURATION] | poisson IDLE CALL") \
 	K(count,	"N")					\
 	K(patt,		"fixed|random|incremental N")		\
 	K(seed,		"N")					\
@@ -111,7 +111,7 @@ enum idf_dist {
 enum idf_pkts { IDF_PKTS_FIXED, IDF_PKTS_VARIABLE, IDF_PKTS_COMPUTED };
 enum idf_fgn { IDF_FGN_EXACT, IDF_FGN_RMD };
 enum idf_table { IDF_TABLE_LOOP, IDF_TABLE_STREAM };
-enum idf_time { IDF_TIME_RELATIVE, IDF_TIME_POISSON };
+enum idf_time { IDF_TIME_RELATIVE, IDF_TIME_POISSON, IDF_TIME_ABSOLUTE };
 enum idf_data { IDF_DATA_STREAM, IDF_DATA_BULK, IDF_DATA_INTERACTIVE };
 enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
@@ -166,6 +166,7 @@ struct idf_tg {
 	uint64_t thro_min;	/* bit/s; 0: not given */
 	enum idf_time time;
 	uint64_t start;		/* nanoseconds after the run's T0 */
+	uint64_t start_abs;	/* time absolute: CLOCK_REALTIME ns */
 	uint64_t duration;	/* nanoseconds; 0: no limit */
 	uint64_t call_idle;	/* time poisson: mean idle time between calls, ns */
 	uint64_t call_len;	/* time poisson: mean call duration, ns */
@@ -291,6 +292,12 @@ uint16_t idf_src_port(const struct idf_tg *tg);
 int idf_parse_time(const char *s, int bare_exp, uint64_t *ns,
 		   const char **why);
 int idf_parse_count(const char *s, uint64_t *v, const char **why);
+
+/*
+ * An absolute time, local unless it ends in Z: YYYY-MM-DDTHH:MM:SS[.F] or
+ * HH:MM:SS[.F] (today). 0 and the CLOCK_REALTIME ns, or -1.
+ */
+int idf_parse_when(const char *s, uint64_t *ns);
 
 /* "1.2.3.4" or "2001:db8::1" into buf. */
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);

@@ -60,6 +60,7 @@ struct run {
 	bool listening;			/* the IDF names interfaces */
 	uint32_t run_id;
 	uint64_t t0;			/* CLOCK_TAI ns */
+	uint64_t tai_offset;		/* CLOCK_TAI - CLOCK_REALTIME, ns */
 	uint64_t end;
 	uint64_t table_bytes;
 };
@@ -78,6 +79,17 @@ static uint64_t now_tai(void)
 
 	clock_gettime(CLOCK_TAI, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* For `time absolute`: wall-clock times into CLOCK_TAI. */
+static uint64_t tai_offset(void)
+{
+	struct timespec rt;
+	uint64_t tai = now_tai();
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	return tai - ((uint64_t)rt.tv_sec * 1000000000ULL +
+		      (uint64_t)rt.tv_nsec);
 }
 
 static const char *where(const struct run *r, const struct idf_tg *tg)
@@ -168,6 +180,7 @@ static void fill_start(const struct run *r, struct run_tg *t)
 {
 	const struct idf_tg *tg = t->tg;
 	struct mtg_tg_start *s = &t->start;
+	uint64_t begin;
 	size_t alen = tg->dst.family == AF_INET6 ? 16 : 4;
 
 	memset(s, 0, sizeof(*s));
@@ -214,10 +227,12 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_F_STREAM;
 		s->ring_offset = t->ring_offset;
 	}
-	s->start_ns = r->t0 + tg->start + t->tt.first_ns;
-	s->stop_count = tg->count;
 	/* a duration counts from the TG's start, before any idle or jitter */
-	s->stop_ns = tg->duration ? r->t0 + tg->start + tg->duration : 0;
+	begin = tg->time == IDF_TIME_ABSOLUTE ?
+		tg->start_abs + r->tai_offset : r->t0 + tg->start;
+	s->start_ns = begin + t->tt.first_ns;
+	s->stop_count = tg->count;
+	s->stop_ns = tg->duration ? begin + tg->duration : 0;
 	s->late_threshold_ns = tg->threshold;
 }
 
@@ -680,6 +695,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 
 	r.run_id = new_run_id();
 	r.t0 = now_tai() + o->start_delay;
+	r.tai_offset = tai_offset();
 	if (r.listening && listen_all(&r))
 		goto err_abandon;
 	printf("run_id %u: %zu TG%s from %s, T0 %llu (CLOCK_TAI), in %llu ms\n",

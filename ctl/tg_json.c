@@ -140,7 +140,9 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 	else
 		json_knull(j, "inta_ns");
 	json_kstr(j, "time", tg->time == IDF_TIME_POISSON ? "poisson" :
-		  "relative");
+		  tg->time == IDF_TIME_ABSOLUTE ? "absolute" : "relative");
+	if (tg->time == IDF_TIME_ABSOLUTE)
+		json_ku64(j, "start_realtime_ns", tg->start_abs);
 	json_ku64(j, "start_ns", tg->start);
 	json_ku64(j, "duration_ns", tg->duration);
 	if (tg->time == IDF_TIME_POISSON)

@@ -279,8 +279,10 @@ ERRORS = [
      "t.idf:2:8: error: TG 1: 'pkts computed' gives 1 bytes (thro 1000000 bit/s * inta 10000 ns / 8), outside 130 .. 9018"),
     (BASE + "tgid 1 pkts 200 inta 1 rng dice\n",
      "t.idf:2:28: error: 'rng' expects 'mt19937' or 'lehmer', got 'dice'"),
+    (BASE + "tgid 1 pkts 200 inta 1 time user\n",
+     "t.idf:2:29: error: 'time user' is not supported yet (only 'relative', 'absolute' and 'poisson')"),
     (BASE + "tgid 1 pkts 200 inta 1 time absolute 5\n",
-     "t.idf:2:29: error: 'time absolute' is not supported yet (only 'relative' and 'poisson')"),
+     "t.idf:2:38: error: 'time' expects a local time, YYYY-MM-DDTHH:MM:SS[.F] or HH:MM:SS[.F] (Z at the end: UTC), got '5'"),
     ("dev eth0 pkts 200 inta 1\ntgid 1\n",
      "t.idf:2:1: error: TG 1 has no 'dst' (the destination ADDR:PORT)"),
     ("dst 192.0.2.2:9 pkts 200 inta 1\ntgid 1\n",
@@ -715,3 +717,21 @@ def test_include(mtgctl, tmp_path):
         f"lab/tg.idf:1:14: error: TG 3: {small}",
         "lab/tg.idf:1:22: error: unknown keyword 'frob'",
     ]
+
+
+@pytest.mark.parametrize("when, tz, ns", [
+    ("2030-01-02T03:04:05.5Z", "UTC", 1893553445500000000),
+    ("2030-01-02T03:04:05.5Z", "Europe/Rome", 1893553445500000000),
+    ("2030-01-02T03:04:05.5", "Europe/Rome", 1893553445500000000 - 3600 * 10**9),
+    ("2030-07-02T03:04:05", "Europe/Rome", (1909191845 - 7200) * 10**9),
+])
+def test_time_absolute(mtgctl, tmp_path, when, tz, ns):
+    """time absolute: local time (MTG's), or UTC with Z, to the ns."""
+    path = write(tmp_path, BASE + f"tgid 1 pkts 200 inta 1 time absolute {when} 5s\n")
+    res = subprocess.run([mtgctl, "check", path.name, "--json"], cwd=tmp_path,
+                         capture_output=True, text=True,
+                         env={**os.environ, "TZ": tz})
+    assert res.returncode == 0, res.stderr
+    (tg,) = json.loads(res.stdout)["tgs"]
+    assert (tg["time"], tg["start_realtime_ns"], tg["duration_ns"]) == \
+        ("absolute", ns, 5 * 10**9)

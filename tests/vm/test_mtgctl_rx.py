@@ -557,3 +557,24 @@ def test_long_streaming_run(make_loop, tmp_path):
     assert (sched == planned["departure_ns"]).all()
     gaps = planned["gap_ns"]
     assert (gaps[4096:8192] == gaps[:4096]).mean() < 0.01
+
+
+def test_time_absolute_start(make_loop, tmp_path):
+    """time absolute (MTG's local time; UTC here, with Z): the first
+    packet is scheduled at the wall-clock time written, in CLOCK_TAI on
+    the wire, five seconds after the run's T0."""
+    import datetime
+    loop = make_loop(4)
+    start = (time.time_ns() // 10**9 + 8) * 10**9
+    when = datetime.datetime.fromtimestamp(
+        start // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = (globals_idf(loop, 200, 200) +
+            f"tgid 1 dst {dst(loop, 9001)} time absolute {when}\n")
+    write_idf(tmp_path, text)
+    res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o", "run.rec",
+                     "--drain", DRAIN)
+    assert res.returncode == 0, res.stdout + res.stderr
+    (tg,) = summary_of(tmp_path)["tgs"]
+    assert (tg["sent"], tg["received"]) == (200, 200)
+    rec = Recording(tmp_path / "run.rec").records
+    assert int(rec["sched_ns"].min()) == start + tai_offset_ns()
