@@ -43,6 +43,12 @@ static void print_dist_params(const struct idf_tg *tg)
 	}
 	if (tg->dist == IDF_DIST_FGN)
 		printf(" %s", tg->fgn_method == IDF_FGN_RMD ? "rmd" : "exact");
+	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
+		printf(" %s", tg->dist_file);
+	if (tg->dist == IDF_DIST_VOIP)
+		printf(" %s %s%s", idf_codecs[(int)tg->dist_param[0]].name,
+		       tg->dist_param[1] == 2 ? "crtp" : "rtp",
+		       tg->dist_param[2] < 1 ? " vad" : "");
 }
 
 static void print_tg(const struct idf_file *f, const struct idf_tg *tg,

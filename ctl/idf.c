@@ -109,6 +109,25 @@ static const struct model {
 	/* the FILE argument is parsed by parse_dist() */
 	[IDF_DIST_TRACE] = { "trace", "file", "FILE", 0, 0 },
 	[IDF_DIST_PCAP] = { "pcap", NULL, "FILE", 0, 0 },
+	/* D-ITG's presets; voip's words are parsed by parse_dist() */
+	[IDF_DIST_VOIP] = { "voip", NULL, "CODEC [rtp|crtp] [vad]", 0, 0 },
+	[IDF_DIST_TELNET] = { "telnet", NULL, "", 0, 0 },
+	[IDF_DIST_DNS] = { "dns", NULL, "", 0, 0 },
+	[IDF_DIST_QUAKE3] = { "quake3", NULL, "", 0, 0 },
+	[IDF_DIST_CSA] = { "csa", NULL, "", 0, 0 },
+	[IDF_DIST_CSI] = { "csi", NULL, "", 0, 0 },
+};
+
+/*
+ * D-ITG 2.8.1's VoIP codecs (src/ITGSend/traffic.cpp): bytes per frame,
+ * frames per packet, packets per second.
+ */
+const struct idf_codec idf_codecs[IDF_CODECS] = {
+	{ "G.711.1", 80, 1, 100 },
+	{ "G.711.2", 80, 2, 50 },
+	{ "G.729.2", 10, 2, 50 },
+	{ "G.729.3", 10, 3, 33 },
+	{ "G.723.1", 30, 1, 26 },
 };
 
 const char *idf_kw_name(enum idf_kw kw)
@@ -184,6 +203,11 @@ const char *idf_dist_param(enum idf_dist d, unsigned int i, bool *is_time)
 bool idf_dist_sets_gaps(enum idf_dist d)
 {
 	return d >= IDF_DIST_PARETO;
+}
+
+bool idf_dist_sets_lengths(enum idf_dist d)
+{
+	return d == IDF_DIST_TRACE || d >= IDF_DIST_VOIP;
 }
 
 const char *idf_rng_name(int rng)
@@ -804,7 +828,7 @@ static int parse_tgid(struct parser *p, struct idf_tg *tg)
 }
 
 #define WHAT_DIST \
-	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap)"
+	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap) or a D-ITG preset (voip, telnet, dns, quake3, csa, csi)"
 
 static int model_lookup(const char *s)
 {
@@ -873,6 +897,40 @@ static int dist_path(struct parser *p, const struct tok *t, char *out)
 	return 0;
 }
 
+/*
+ * voip CODEC [rtp|crtp] [vad]: dist_param[0] the codec's index, [1] the
+ * RTP header's bytes (12, compressed 2), [2] the share of each frame sent
+ * (D-ITG's voice activity detection: 0.65).
+ */
+static int parse_voip(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a codec (G.711.1, G.711.2, G.729.2, G.729.3, G.723.1)";
+	struct tok *t = need(p, what);
+	int i;
+
+	if (!t)
+		return -1;
+	for (i = 0; i < IDF_CODECS && strcmp(t->s, idf_codecs[i].name); i++)
+		;
+	if (i == IDF_CODECS)
+		return expected(p, t, what, NULL);
+	tg->dist_param[0] = i;
+	tg->dist_param[1] = 12;
+	tg->dist_param[2] = 1;
+	while (p->pos < p->ntok) {
+		const char *w = p->toks[p->pos].s;
+
+		if (!strcmp(w, "rtp") || !strcmp(w, "crtp"))
+			tg->dist_param[1] = w[0] == 'c' ? 2 : 12;
+		else if (!strcmp(w, "vad"))
+			tg->dist_param[2] = 0.65;
+		else
+			break;
+		p->pos++;
+	}
+	return 0;
+}
+
 static int parse_dist(struct parser *p, struct idf_tg *tg)
 {
 	struct tok *t = need(p, WHAT_DIST);
@@ -892,6 +950,8 @@ static int parse_dist(struct parser *p, struct idf_tg *tg)
 		if (!t || dist_path(p, t, tg->dist_file))
 			return -1;
 	}
+	if (d == IDF_DIST_VOIP && parse_voip(p, tg))
+		return -1;
 	for (i = 0; i < m->nparam; i++) {
 		char what[128];
 
@@ -1732,7 +1792,9 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	if (!GIVEN(dev))
 		error_loc(f, at, "TG %u has no 'dev' (the interface to send from)",
 			  tg->id);
-	if (!GIVEN(pkts) && tg->dist != IDF_DIST_TRACE)
+	/* a model given with an error may be one that sets the lengths */
+	if (!GIVEN(pkts) && !idf_dist_sets_lengths(tg->dist) &&
+	    !(GIVEN(dist) && !KNOWN(dist)))
 		error_loc(f, at, "TG %u has no 'pkts' (the packet length)",
 			  tg->id);
 	if (KNOWN(pkts) && tg->pkts == IDF_PKTS_COMPUTED)
@@ -1748,6 +1810,10 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 		if (OWN(inta))
 			warn_loc(f, &tg->loc[IDF_KW_inta],
 				 "TG %u: 'inta' is ignored: 'dist %s' sets the gaps",
+				 tg->id, idf_dist_name(tg->dist));
+		if (OWN(pkts) && idf_dist_sets_lengths(tg->dist))
+			warn_loc(f, &tg->loc[IDF_KW_pkts],
+				 "TG %u: 'pkts' is ignored: 'dist %s' sets the lengths",
 				 tg->id, idf_dist_name(tg->dist));
 	} else if (!GIVEN(thro) && !GIVEN(inta)) {
 		error_loc(f, at, "TG %u has neither 'thro' nor 'inta': nothing sets its rate",

@@ -104,6 +104,12 @@ enum idf_dist {
 	IDF_DIST_LOGNORMAL,
 	IDF_DIST_TRACE,		/* (time, length) pairs from a file */
 	IDF_DIST_PCAP,		/* the timing of a pcap file */
+	IDF_DIST_VOIP,		/* D-ITG's presets: gaps and lengths */
+	IDF_DIST_TELNET,
+	IDF_DIST_DNS,
+	IDF_DIST_QUAKE3,
+	IDF_DIST_CSA,
+	IDF_DIST_CSI,
 	IDF_DIST_COUNT
 };
 #define IDF_DIST_PARAMS		3	/* most parameters a model takes */
@@ -272,6 +278,16 @@ unsigned int idf_dist_nparams(enum idf_dist d);
 const char *idf_dist_param(enum idf_dist d, unsigned int i, bool *is_time);
 /* The model sets the gaps by its own parameters (D-ITG's), not by a rate. */
 bool idf_dist_sets_gaps(enum idf_dist d);
+/* ... and the lengths too (trace, D-ITG's presets): no `pkts` needed. */
+bool idf_dist_sets_lengths(enum idf_dist d);
+
+/* D-ITG's VoIP codecs (`dist voip CODEC [rtp|crtp] [vad]`). */
+struct idf_codec {
+	const char *name;
+	double frame_bytes, frames_per_pkt, pkts_per_s;
+};
+extern const struct idf_codec idf_codecs[];
+#define IDF_CODECS	5
 const char *idf_rng_name(int rng);
 /* Mean frame length, bytes; mean gap from `thro` or `inta`, ns. */
 double idf_mean_len(const struct idf_tg *tg);

@@ -24,6 +24,8 @@
 
 #define P(i)	(g->tg->dist_param[i])
 
+static double preset_fixed_gap(const struct idf_tg *tg);
+
 double model_typical_gap(const struct idf_tg *tg)
 {
 	const double *p = tg->dist_param;
@@ -45,11 +47,129 @@ double model_typical_gap(const struct idf_tg *tg)
 	case IDF_DIST_TRACE:	/* sized by the file, once read */
 	case IDF_DIST_PCAP:
 		return 1e6;
+	case IDF_DIST_VOIP:
+	case IDF_DIST_DNS:
+		return preset_fixed_gap(tg);
+	case IDF_DIST_TELNET:	/* the median; the mean is infinite */
+		return 1.1e6 * pow(2, 1 / 0.95);
+	case IDF_DIST_QUAKE3:
+		return 0.6 * 4.29e6 + 0.4 * 10.75e6;
+	case IDF_DIST_CSA:
+	case IDF_DIST_CSI:
+		return 41.7e6;
 	case IDF_DIST_VOICE:	/* the mean over talkspurts and silences */
 		return idf_mean_gap_ns(tg) * (p[0] + p[1]) / p[0];
 	default:
 		return idf_mean_gap_ns(tg);
 	}
+}
+
+/*
+ * D-ITG 2.8.1's presets (src/ITGSend/traffic.cpp), gaps in ms and
+ * payload bytes as D-ITG draws them; each payload travels after mtg's
+ * headers (preset_len()).
+ */
+#define MS	1e6
+
+static const double telnet_p[15] = {	/* payload 21 + i bytes */
+	0.65, 0.13, 0.07, 0.05, 0.03, 0.01, 0.01, 0.01, 0.01,
+	0.005, 0.005, 0.005, 0.005, 0.005, 0.005,
+};
+static const double csi_bytes[8] = { 27, 28, 29, 30, 31, 32, 33, 35 };
+static const double csi_p[8] = {
+	0.8312, 0.0018, 0.0453, 0.0195, 0.0879, 0.0024, 0.0106, 0.0013,
+};
+
+/* Student's t at location mu, scale sigma, redrawn while below 0. */
+static double student(gsl_rng *r, double mu, double sigma, double nu)
+{
+	double v;
+
+	do
+		v = mu + sigma * gsl_ran_tdist(r, nu);
+	while (v < 0);
+	return v;
+}
+
+static double preset_gap(struct model_gen *g)
+{
+	gsl_rng *r = g->rng;
+
+	switch (g->tg->dist) {
+	case IDF_DIST_TELNET:
+		return gsl_ran_pareto(r, 0.95, 1.1 * MS);
+	case IDF_DIST_QUAKE3:
+		/* D-ITG's mixture: draw which part, then from it */
+		return gsl_rng_uniform(r) < 0.6 ?
+			gsl_ran_exponential(r, 4.29 * MS) : 10.75 * MS;
+	case IDF_DIST_CSA:
+		return student(r, 41.6994 * MS, 0.104821 * MS, 0.704073);
+	case IDF_DIST_CSI:
+		return student(r, 41.6858 * MS, 0.0694393 * MS, 1.08341);
+	default:	/* voip, dns: fixed, spread by base_next() */
+		return 0;
+	}
+}
+
+/* D-ITG's payload bytes: a whole number (cut down), 16 at least. */
+static uint32_t preset_payload(struct model_gen *g)
+{
+	const struct idf_tg *tg = g->tg;
+	gsl_rng *r = g->rng;
+	double b;
+
+	switch (tg->dist) {
+	case IDF_DIST_VOIP:
+		b = P(2) * idf_codecs[(int)P(0)].frame_bytes *
+			idf_codecs[(int)P(0)].frames_per_pkt + P(1);
+		break;
+	case IDF_DIST_TELNET:
+		b = 21 + (double)gsl_ran_discrete(r, g->sizes);
+		break;
+	case IDF_DIST_DNS:
+		b = 100 + 220 * gsl_rng_uniform(r);
+		break;
+	case IDF_DIST_QUAKE3:
+		b = 64.151757 + gsl_ran_gaussian_ziggurat(r, 3.2035755);
+		break;
+	case IDF_DIST_CSA:
+		b = gsl_rng_uniform(r) < 0.3732 ?
+			34.8352 + gsl_ran_gaussian_ziggurat(r, 4.3915) :
+			49.4904 + gsl_ran_gaussian_ziggurat(r, 3.6186);
+		break;
+	case IDF_DIST_CSI:
+		b = csi_bytes[gsl_ran_discrete(r, g->sizes)];
+		break;
+	default:
+		b = 0;
+	}
+	b = floor(b);
+	return b < 16 ? 16 : b > 4096 ? 4096 : (uint32_t)b;
+}
+
+/* The gap of voip and dns: a fixed rate. */
+static double preset_fixed_gap(const struct idf_tg *tg)
+{
+	if (tg->dist == IDF_DIST_DNS)
+		return 1e9 / 0.56;
+	return 1e9 / idf_codecs[(int)tg->dist_param[0]].pkts_per_s;
+}
+
+static int preset_init(struct model_gen *g, char *err, size_t size)
+{
+	g->headers = (g->tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
+		      IDF_LEN_MIN_IPV4);
+	if (g->tg->dist == IDF_DIST_TELNET)
+		g->sizes = gsl_ran_discrete_preproc(15, telnet_p);
+	else if (g->tg->dist == IDF_DIST_CSI)
+		g->sizes = gsl_ran_discrete_preproc(8, csi_p);
+	else
+		return 0;
+	if (!g->sizes) {
+		snprintf(err, size, "out of memory for the preset's sizes");
+		return -1;
+	}
+	return 0;
 }
 
 /* Trace and pcap files */
@@ -484,9 +604,7 @@ static double gap_draw(struct model_gen *g)
 		return gsl_ran_weibull(r, P(1), P(0));
 	case IDF_DIST_LOGNORMAL:
 		return gsl_ran_lognormal(r, log(P(0)), P(1));
-	case IDF_DIST_TRACE:
-	case IDF_DIST_PCAP:	/* base_next() reads the file */
-	case IDF_DIST_COUNT:
+	default:	/* files and presets: base_next() */
 		break;
 	}
 	return 0;
@@ -499,6 +617,25 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 	double gap;
 
 	memset(e, 0, sizeof(*e));
+	if (tg->dist >= IDF_DIST_VOIP) {
+		if (tg->dist == IDF_DIST_VOIP || tg->dist == IDF_DIST_DNS) {
+			double mean = preset_fixed_gap(tg);
+
+			e->gap_ns = (uint64_t)llround((double)(g->k + 1) * mean) -
+				(uint64_t)llround((double)g->k * mean);
+		} else {
+			gap = preset_gap(g);
+			if (gap > MODEL_GAP_MAX_NS) {
+				gap = MODEL_GAP_MAX_NS;
+				g->clipped++;
+			}
+			e->gap_ns = (uint64_t)llround(gap);
+		}
+		/* mtg's headers (Ethernet, IP, UDP, MTG), then D-ITG's payload */
+		e->len = g->headers + preset_payload(g);
+		g->k++;
+		return;
+	}
 	if (tg->dist == IDF_DIST_FIXED) {
 		/* departures at round(k * mean): exact on average */
 		e->gap_ns = (uint64_t)llround((double)(g->k + 1) * g->mean_gap) -
@@ -610,6 +747,17 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 			return -1;
 		}
 		break;
+	case IDF_DIST_VOIP:
+	case IDF_DIST_TELNET:
+	case IDF_DIST_DNS:
+	case IDF_DIST_QUAKE3:
+	case IDF_DIST_CSA:
+	case IDF_DIST_CSI:
+		if (preset_init(g, err, size)) {
+			model_free(g);
+			return -1;
+		}
+		break;
 	default:
 		break;
 	}
@@ -636,5 +784,7 @@ void model_free(struct model_gen *g)
 	free(g->fgn_x);
 	free(g->counts);
 	free(g->file);
+	if (g->sizes)
+		gsl_ran_discrete_free(g->sizes);
 	memset(g, 0, sizeof(*g));
 }

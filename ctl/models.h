@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #include "../kmod/uapi/mtg.h"
@@ -56,6 +57,9 @@ struct model_gen {
 	struct mtg_tt_entry *file;
 	size_t file_len;
 	uint64_t backwards;	/* pcap: timestamps going back, gaps of 0 */
+	/* D-ITG's presets: a discrete law of payload bytes; headers' bytes */
+	gsl_ran_discrete_t *sizes;
+	uint32_t headers;
 };
 
 /* 0, or -1 with a message in err. */

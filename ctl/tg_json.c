@@ -60,9 +60,16 @@ static void json_dist_params(struct json *j, const struct idf_tg *tg)
 		json_kdouble(j, "max_ns", idf_has(tg, IDF_KW_thro) ?
 			     2 * idf_mean_gap_ns(tg) : (double)tg->inta_max);
 		break;
+	case IDF_DIST_VOIP:
+		json_kstr(j, "codec", idf_codecs[(int)tg->dist_param[0]].name);
+		json_kstr(j, "header", tg->dist_param[1] == 2 ? "crtp" : "rtp");
+		json_kbool(j, "vad", tg->dist_param[2] < 1);
+		break;
 	default:
 		break;
 	}
+	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
+		json_kstr(j, "file", tg->dist_file);
 	for (i = 0; i < n; i++) {
 		const char *name = idf_dist_param(tg->dist, i, &is_time);
 		size_t k;

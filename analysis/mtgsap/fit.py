@@ -218,7 +218,12 @@ PROCESSES = {"markov": "a Markov-modulated Poisson process",
              "fgn": "fractional Gaussian noise (see --hurst)",
              "voice": "talk and silence periods",
              "file": "times read from a file", "trace": "a trace",
-             "pcap": "the timing of a capture"}
+             "pcap": "the timing of a capture",
+             "voip": "D-ITG's VoIP preset (a fixed rate)",
+             "dns": "D-ITG's DNS preset (a fixed rate)",
+             "telnet": "D-ITG's Telnet preset", "quake3": "D-ITG's Quake 3 "
+             "preset (a mixture)", "csa": "D-ITG's Counter-Strike preset",
+             "csi": "D-ITG's Counter-Strike preset"}
 
 
 @dataclasses.dataclass

@@ -26,7 +26,8 @@ def test_every_model_has_a_golden_table():
     for model in ("fixed", "uniform", "exponential", "mmpp", "voice", "fgn",
                   "rmd", "pareto", "cauchy", "normal", "gamma", "weibull",
                   "lognormal", "lehmer", "variable", "computed", "jitt",
-                  "time poisson", "table stream", "trace"):
+                  "time poisson", "table stream", "trace", "voip", "telnet",
+                  "dns", "quake3", "csa", "csi"):
         assert model in text, model
 
 

@@ -468,3 +468,109 @@ def test_trace_and_pcap_errors(mtgctl, tmp_path, content, message):
                              capture_output=True, text=True)
         assert res.returncode == 1 and res.stdout == ""
         assert res.stderr == f"mtgctl: t.idf: TG 1: {message}\n"
+
+
+# --- D-ITG's presets (its 2.8.1 source, src/ITGSend/traffic.cpp) -------------
+
+PRESET_BASE = "dev lo dst 127.0.0.1:9000\n"
+HEADERS = 130       # IPv4: Ethernet 14, IP 20, UDP 8, MTG header 88
+
+
+@pytest.mark.parametrize("preset, gap, payload", [
+    ("voip G.711.1", 10 * MS, 92), ("voip G.711.1 crtp", 10 * MS, 82),
+    ("voip G.711.2 vad", 20 * MS, 116), ("voip G.729.2", 20 * MS, 32),
+    ("voip G.729.2 crtp vad", 20 * MS, 16), ("voip G.729.3 rtp", 1e9 / 33, 42),
+    ("voip G.723.1 vad", 1e9 / 26, 31), ("dns", 1e9 / 0.56, None),
+])
+def test_presets_at_fixed_rates(mtgctl, tmp_path, preset, gap, payload):
+    """VoIP and DNS: D-ITG's fixed rates (spread to the ns, exact on
+    average) and VoIP's payload (frames * bytes * 0.65 with vad, plus
+    RTP's 12 or compressed RTP's 2 bytes, 16 at least) after mtg's
+    headers."""
+    recs = table(mtgctl, tmp_path, PRESET_BASE + f"tgid 1 dist {preset}\n",
+                 3000)
+    dep = recs["departure_ns"].astype(np.float64)
+    assert np.abs(dep - np.round(np.arange(3000) * gap)).max() == 0
+    if payload is not None:
+        assert set(recs["len"]) == {HEADERS + payload}
+
+
+def floored_normal(mixture):
+    """P(floor(X) = k), X a mixture of (weight, mean, sd) normals."""
+    def pmf(k):
+        return sum(w * (sps.norm.cdf(k + 1, m, s) - sps.norm.cdf(k, m, s))
+                   for w, m, s in mixture)
+    return pmf
+
+
+def chi2_rejections(samples, values, probs):
+    """Chi-square at LEVEL per seed of integer samples against a law on
+    values (probs), the rare values (expected < 5) pooled."""
+    r = 0
+    for x in samples:
+        n = len(x)
+        obs = np.array([(x == v).sum() for v in values], np.float64)
+        exp = np.asarray(probs, np.float64) * n
+        assert obs.sum() == n, "a value outside the law"
+        keep = exp >= 5
+        obs = np.append(obs[keep], obs[~keep].sum())
+        exp = np.append(exp[keep], exp[~keep].sum())
+        if exp[-1] == 0:
+            obs, exp = obs[:-1], exp[:-1]
+        r += sps.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue < LEVEL
+    return r
+
+
+def t_truncated(loc, scale, df):
+    return truncated(sps.t(df, loc, scale))
+
+
+PRESET_LAWS = {
+    # gaps (a continuous CDF, or a mixture handled below); payload law
+    "telnet": (sps.pareto(0.95, scale=1.1 * MS).cdf,
+               (range(21, 36), [0.65, 0.13, 0.07, 0.05, 0.03, 0.01, 0.01,
+                                0.01, 0.01] + [0.005] * 6)),
+    "dns": (None, (range(100, 320), [1 / 220] * 220)),
+    "quake3": ("mixture", (range(40, 90), [floored_normal(
+        [(1, 64.151757, 3.2035755)])(k) for k in range(40, 90)])),
+    "csa": (t_truncated(41.6994 * MS, 0.104821 * MS, 0.704073),
+            (range(0, 80), [floored_normal(
+                [(0.3732, 34.8352, 4.3915), (0.6268, 49.4904, 3.6186)])(k)
+                for k in range(0, 80)])),
+    "csi": (t_truncated(41.6858 * MS, 0.0694393 * MS, 1.08341),
+            ([27, 28, 29, 30, 31, 32, 33, 35],
+             [0.8312, 0.0018, 0.0453, 0.0195, 0.0879, 0.0024, 0.0106,
+              0.0013])),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_LAWS))
+def test_presets_follow_ditg(mtgctl, tmp_path, preset):
+    """D-ITG's Telnet (Pareto gaps, a discrete payload), DNS (uniform
+    payload), Quake 3 (gaps 0.6 exponential 4.29 ms / 0.4 a constant
+    10.75 ms; a normal payload) and Counter-Strike active and idle
+    (Student's t gaps truncated to [0, inf); normal-mixture or discrete
+    payloads): per seed, KS of the gaps and chi-square of the payloads at
+    10%, 10,000 packets each, rejections as Binomial(20, 0.1). Payloads
+    are cut to whole bytes as D-ITG does (floor)."""
+    text = PRESET_BASE + "".join(f"tgid {i + 1} seed {s} dist {preset}\n"
+                                 for i, s in enumerate(SEEDS))
+    recs = table(mtgctl, tmp_path, text, 10000)
+    gaps_law, (values, probs) = PRESET_LAWS[preset]
+    gaps = [recs["gap_ns"][recs["tg"] == i + 1].astype(np.float64)
+            for i in range(len(SEEDS))]
+    payloads = [recs["len"][recs["tg"] == i + 1].astype(np.int64) - HEADERS
+                for i in range(len(SEEDS))]
+    if gaps_law == "mixture":
+        const = [g == 10.75 * MS for g in gaps]
+        z = sps.norm.isf(ALPHA / 2)
+        share = sum(c.sum() for c in const) / sum(len(c) for c in const)
+        assert abs(share - 0.4) < z * math.sqrt(0.24 / (20 * 10000))
+        r, _ = rejections({i: g[~c] for i, (g, c) in
+                           enumerate(zip(gaps, const))},
+                          sps.expon(scale=4.29 * MS).cdf)
+        assert r <= MAX_REJECTIONS, r
+    elif gaps_law is not None:
+        r, ps = rejections(dict(enumerate(gaps)), gaps_law)
+        assert r <= MAX_REJECTIONS, (r, ps)
+    assert chi2_rejections(payloads, values, probs) <= MAX_REJECTIONS
