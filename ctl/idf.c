@@ -179,6 +179,21 @@ uint8_t idf_data_dscp(enum idf_data d)
 	return d <= IDF_DATA_INTERACTIVE ? dscp[d] : 0;
 }
 
+void idf_nut(const struct idf_tg *tg, uint8_t nut[6])
+{
+	uint64_t q = tg->qlen < 0xffff ? tg->qlen : 0xffff;
+	uint64_t k = idf_has(tg, IDF_KW_rpol) ? idf_rpol_request(tg) / 1000 : 0;
+
+	if (k > 0xffffffff)
+		k = 0xffffffff;
+	nut[0] = (uint8_t)(q >> 8);
+	nut[1] = (uint8_t)q;
+	nut[2] = (uint8_t)(k >> 24);
+	nut[3] = (uint8_t)(k >> 16);
+	nut[4] = (uint8_t)(k >> 8);
+	nut[5] = (uint8_t)k;
+}
+
 uint64_t idf_rpol_request(const struct idf_tg *tg)
 {
 	uint64_t lo = tg->thro_min ? tg->thro_min : tg->thro_req;

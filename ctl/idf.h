@@ -267,6 +267,12 @@ const char *idf_pkts_name(enum idf_pkts k);
 const char *idf_data_name(enum idf_data d);
 /* The DSCP `data` gives when neither `tos` nor `cos` does (RFC 4594). */
 uint8_t idf_data_dscp(enum idf_data d);
+/*
+ * The header's six bytes for the network under test (MTG's qlen and
+ * rpol): qlen, 16 bits, then rpol's request in kbit/s, 32 bits, both
+ * big-endian and saturating.
+ */
+void idf_nut(const struct idf_tg *tg, uint8_t nut[6]);
 /* rpol: thro MIN + rpol % of (REQ - MIN), bit/s */
 uint64_t idf_rpol_request(const struct idf_tg *tg);
 const char *idf_path_name(enum idf_path p);

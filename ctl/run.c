@@ -234,6 +234,7 @@ static void fill_start(const struct run *r, struct run_tg *t)
 	s->stop_count = tg->count;
 	s->stop_ns = tg->duration ? begin + tg->duration : 0;
 	s->late_threshold_ns = tg->threshold;
+	idf_nut(tg, s->nut);
 }
 
 static struct mtg_tt_ring *ring_of(const struct run *r,

@@ -113,7 +113,8 @@ static void json_table(struct json *j, const struct tt *tt, bool entries)
 void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 	     bool entries)
 {
-	char mac[18];
+	char mac[18], hex[13];
+	uint8_t nut[6];
 
 	json_obj_begin(j);
 	json_ku64(j, "id", tg->id);
@@ -160,6 +161,10 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 		  idf_data_name(tg->data) : NULL);
 	json_ku64(j, "nowb", tg->nowb);
 	json_ku64(j, "qlen", tg->qlen);
+	idf_nut(tg, nut);
+	snprintf(hex, sizeof(hex), "%02x%02x%02x%02x%02x%02x", nut[0], nut[1],
+		 nut[2], nut[3], nut[4], nut[5]);
+	json_kstr(j, "nut", hex);
 	if (idf_has(tg, IDF_KW_rpol))
 		json_pair(j, "rpol", "percent", tg->rpol, "request",
 			  idf_rpol_request(tg));

@@ -165,6 +165,7 @@ struct mtg_tg {
 	u8 patt_kind;			/* MTG_PATT_* */
 	u8 patt_value;
 	u32 patt_seed;
+	u8 nut[6];			/* for the network under test */
 	const struct mtg_tt_entry *table;	/* in shm: untrusted */
 	u32 table_len;			/* entries */
 	struct mtg_tt_ring *ring;	/* in shm: untrusted; stream only */

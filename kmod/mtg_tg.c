@@ -36,6 +36,7 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 	unsigned int i;
 
 	if (!d->tg_id || d->flags & ~MTG_TG_F_ALL || d->reserved0 ||
+	    d->reserved1 ||
 	    d->patt_kind > MTG_PATT_INCR || !d->ttl || !d->dst_port ||
 	    !d->table_len || d->table_offset % sizeof(struct mtg_tt_entry) ||
 	    !d->ifindex || d->ifindex > INT_MAX)
@@ -342,6 +343,7 @@ int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
 	tg->patt_kind = d.patt_kind;
 	tg->patt_value = d.patt_value;
 	tg->patt_seed = d.patt_seed;
+	memcpy(tg->nut, d.nut, sizeof(tg->nut));
 	tg->start_ns = d.start_ns;
 	tg->stop_count = d.stop_count;
 	tg->stop_ns = d.stop_ns;

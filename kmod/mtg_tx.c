@@ -91,6 +91,8 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	h->tg_id = cpu_to_be32(tg->id);
 	h->seq = cpu_to_be64(seq);
 	h->sched_ns = cpu_to_be64(sched);
+	if (!ctrl)
+		memcpy(h->nut, tg->nut, sizeof(h->nut));
 	h->patt_kind = kind;
 	h->patt_value = tg->patt_value;
 	h->patt_seed = cpu_to_be32(seed);

@@ -37,7 +37,7 @@
 #define MTG_GENL_VERSION	1
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		2	/* new commands */
+#define MTG_ABI_MINOR		3	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -255,7 +255,9 @@ struct mtg_tg_start {
 	__u64 stop_count;	/* stop after this many packets sent; 0: never */
 	__u64 stop_ns;		/* no departure at or after it, CLOCK_TAI; 0: never */
 	__u64 late_threshold_ns;	/* lateness that raises an event; 0: none */
-	__u64 reserved[4];	/* must be 0 */
+	__u8 nut[6];		/* into every packet's mtg_hdr.nut (ABI 1.3) */
+	__u16 reserved1;	/* must be 0 */
+	__u64 reserved[3];	/* must be 0 */
 };
 
 /* MTG_IOC_TG_SET_RATE: throughput times num / den (gaps times den / num). */

@@ -677,6 +677,9 @@ def test_mtg_keywords_carried(mtgctl, tmp_path):
     one, two, three, four = tgs
     assert (one["tos"], one["nowb"], one["qlen"], one["rpol"]) == \
         (46 << 2, 100, 50, {"percent": 20, "request": 400000})
+    # qlen 50 and 400 kbit/s, big-endian: the header's bytes for the
+    # network under test
+    assert (one["nut"], two["nut"]) == ("003200000190", "000000000000")
     assert (two["tos"], two["data"]) == (18 << 2, "interactive")
     assert (three["tos"], three["data"]) == (4, "bulk")
     assert four["tos"] == 46 << 2

@@ -13,7 +13,7 @@ import os
 
 DEVICE = "/dev/mtg"
 ABI_MAJOR = 1
-ABI_MINOR = 2
+ABI_MINOR = 3
 IOC_MAGIC = 0xB9
 NETNS_CURRENT = 0xFFFFFFFF
 STATUS_MAGIC = 0x4D544753
@@ -204,7 +204,8 @@ class TgStart(ctypes.Structure):
                 ("start_ns", ctypes.c_uint64), ("stop_count", ctypes.c_uint64),
                 ("stop_ns", ctypes.c_uint64),
                 ("late_threshold_ns", ctypes.c_uint64),
-                ("reserved", ctypes.c_uint64 * 4)]
+                ("nut", ctypes.c_uint8 * 6), ("reserved1", ctypes.c_uint16),
+                ("reserved", ctypes.c_uint64 * 3)]
 
     @property
     def mac(self):
@@ -395,7 +396,9 @@ class Session:
             fields["dst_mac"] = _u8_array(mac, 6)
         if "reserved" in fields and not isinstance(fields["reserved"],
                                                    ctypes.Array):
-            fields["reserved"] = (ctypes.c_uint64 * 4)(*fields["reserved"])
+            fields["reserved"] = (ctypes.c_uint64 * 3)(*fields["reserved"])
+        if "nut" in fields and not isinstance(fields["nut"], ctypes.Array):
+            fields["nut"] = _u8_array(bytes(fields["nut"]), 6)
         return self.ioctl(IOC_TG_START, TgStart(**fields))
 
     def tg_kill(self, tg_id):

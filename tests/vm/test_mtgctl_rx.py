@@ -562,14 +562,16 @@ def test_long_streaming_run(make_loop, tmp_path):
 def test_time_absolute_start(make_loop, tmp_path):
     """time absolute (MTG's local time; UTC here, with Z): the first
     packet is scheduled at the wall-clock time written, in CLOCK_TAI on
-    the wire, five seconds after the run's T0."""
+    the wire, five seconds after the run's T0. And MTG's qlen and rpol
+    reach the network under test in every header's six bytes for it."""
     import datetime
     loop = make_loop(4)
     start = (time.time_ns() // 10**9 + 8) * 10**9
     when = datetime.datetime.fromtimestamp(
         start // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     text = (globals_idf(loop, 200, 200) +
-            f"tgid 1 dst {dst(loop, 9001)} time absolute {when}\n")
+            f"tgid 1 dst {dst(loop, 9001)} time absolute {when} "
+            "thro 1.6M 400k rpol 50 qlen 50\n")
     write_idf(tmp_path, text)
     res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o", "run.rec",
                      "--drain", DRAIN)
@@ -578,3 +580,5 @@ def test_time_absolute_start(make_loop, tmp_path):
     assert (tg["sent"], tg["received"]) == (200, 200)
     rec = Recording(tmp_path / "run.rec").records
     assert int(rec["sched_ns"].min()) == start + tai_offset_ns()
+    # qlen 50; 400k + 50% of (1.6M - 400k) = 1000 kbit/s
+    assert {bytes(n) for n in rec["nut"]} == {bytes.fromhex("0032000003e8")}

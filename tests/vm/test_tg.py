@@ -71,7 +71,7 @@ def check_frames(frames, link, started, st, entries=None, count=None,
         assert (h.run_id, h.tg_id) == (started.run_id, started.tg_id)
         assert (h.patt_kind, h.patt_value) == (started.patt_kind, started.patt_value)
         assert f.body_wrong_bits() == 0, f"payload of seq {h.seq} differs"
-        assert h.tp_ns == (0, 0, 0, 0) and h.nut == bytes(6)
+        assert h.tp_ns == (0, 0, 0, 0) and h.nut == bytes(started.nut)
         assert f.ip_version == family
         assert (str(f.src), str(f.dst)) == (link.a_addr, link.b_addr)
         assert (f.sport, f.dport) == (started.src_port, started.dst_port)
@@ -114,13 +114,13 @@ def first_break(seqs):
 
 # --- the tests --------------------------------------------------------------
 
-def one_exact_run(link, tgs, flags=0, length=200, gap=MS):
+def one_exact_run(link, tgs, flags=0, length=200, gap=MS, nut=bytes(6)):
     run_id = new_run_id()
     entries = [(gap, length)]
     with Capture(link.b, ns=link.ns, bpf="udp") as cap:
         start = tai_ns() + LEAD_NS
         started = tgs.start(link, 1, run_id, start, entries=entries,
-                            stop_ns=start + RUN_NS, flags=flags)
+                            stop_ns=start + RUN_NS, flags=flags, nut=nut)
         assert started.mac == link.b_mac, "dst_mac not resolved to the peer's"
         peak_lead, deadline = 0, time.monotonic() + 120
         while (st := tgs.stats(1)).state not in ENDED:
@@ -136,8 +136,9 @@ def one_exact_run(link, tgs, flags=0, length=200, gap=MS):
 
 
 def test_exact_run(link, tgs):
-    """1000 packets/s for 2 s: exactly 2000 frames, exactly on the table."""
-    st, _ = one_exact_run(link, tgs)
+    """1000 packets/s for 2 s: exactly 2000 frames, exactly on the table,
+    the descriptor's bytes for the network under test in every header."""
+    st, _ = one_exact_run(link, tgs, nut=b"\x01\x02\xfd\xfe\x00\xff")
     assert st.sent == 2000
 
 
@@ -597,8 +598,9 @@ BAD_FIELDS = {
     "unknown flag": ({"flags": abi.TG_F_ALL + 1}, {errno.EINVAL}),
     "flag bit 31": ({"flags": 1 << 31}, {errno.EINVAL}),
     "reserved0": ({"reserved0": 1}, {errno.EINVAL}),
-    "reserved[0]": ({"reserved": [1, 0, 0, 0]}, {errno.EINVAL}),
-    "reserved[3]": ({"reserved": [0, 0, 0, 1 << 63]}, {errno.EINVAL}),
+    "reserved1": ({"reserved1": 1}, {errno.EINVAL}),
+    "reserved[0]": ({"reserved": [1, 0, 0]}, {errno.EINVAL}),
+    "reserved[2]": ({"reserved": [0, 0, 1 << 63]}, {errno.EINVAL}),
     "patt_kind CTRL": ({"patt_kind": abi.PATT_CTRL}, {errno.EINVAL}),
     "patt_kind 200": ({"patt_kind": 200}, {errno.EINVAL}),
     "dst_port 0": ({"dst_port": 0}, {errno.EINVAL}),
