@@ -543,14 +543,20 @@ static void mmpp_init(struct model_gen *g)
 }
 
 /* Talkspurts of a geometric number of packets (mean TALK), silences exponential. */
+static uint64_t voice_spurt(struct model_gen *g)
+{
+	double p = g->mean_gap / P(0);
+
+	return gsl_ran_geometric(g->rng, p < 1 ? p : 1);
+}
+
 static double voice_gap(struct model_gen *g)
 {
-	double p = g->mean_gap / P(0) < 1 ? g->mean_gap / P(0) : 1;
 	double gap = g->mean_gap;
 
 	if (!--g->spurt_left) {
 		gap += gsl_ran_exponential(g->rng, P(1));
-		g->spurt_left = gsl_ran_geometric(g->rng, p);
+		g->spurt_left = voice_spurt(g);
 	}
 	return gap;
 }
@@ -718,6 +724,8 @@ void model_next(struct model_gen *g, struct mtg_tt_entry *e)
 int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 	       size_t size)
 {
+	int ret = 0;
+
 	memset(g, 0, sizeof(*g));
 	g->tg = tg;
 	g->rng = rng_new(tg->rng, idf_seed(tg));
@@ -731,35 +739,23 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 		mmpp_init(g);
 		break;
 	case IDF_DIST_VOICE:
-		g->spurt_left = gsl_ran_geometric(g->rng, g->mean_gap / P(0) < 1 ?
-						  g->mean_gap / P(0) : 1);
+		g->spurt_left = voice_spurt(g);
 		break;
 	case IDF_DIST_FGN:
-		if (fgn_init(g, err, size)) {
-			model_free(g);
-			return -1;
-		}
+		ret = fgn_init(g, err, size);
 		break;
 	case IDF_DIST_TRACE:
 	case IDF_DIST_PCAP:
-		if (file_init(g, err, size)) {
-			model_free(g);
-			return -1;
-		}
-		break;
-	case IDF_DIST_VOIP:
-	case IDF_DIST_TELNET:
-	case IDF_DIST_DNS:
-	case IDF_DIST_QUAKE3:
-	case IDF_DIST_CSA:
-	case IDF_DIST_CSI:
-		if (preset_init(g, err, size)) {
-			model_free(g);
-			return -1;
-		}
+		ret = file_init(g, err, size);
 		break;
 	default:
+		if (tg->dist >= IDF_DIST_VOIP)
+			ret = preset_init(g, err, size);
 		break;
+	}
+	if (ret) {
+		model_free(g);
+		return -1;
 	}
 	/* the first call starts after an idle time; the first packet's jitter */
 	if (tg->time == IDF_TIME_POISSON) {
