@@ -665,13 +665,6 @@ static int expected(struct parser *p, const struct tok *t, const char *what,
 	return -1;
 }
 
-static int not_yet(struct parser *p, const struct tok *t, const char *only)
-{
-	error_at(p->f, p->line, t->col,
-		 "'%s %s' is not supported yet (only %s)", kw(p), t->s, only);
-	return -1;
-}
-
 /* Arguments */
 
 #define WHAT_LEN	"a length in bytes"
@@ -1081,14 +1074,21 @@ static int parse_thro(struct parser *p, struct idf_tg *tg)
 
 static int parse_time(struct parser *p, struct idf_tg *tg)
 {
-	struct tok *t = need(p, "'relative', 'absolute' or 'poisson'"), *d;
+	struct tok *t = need(p, "'relative', 'absolute', 'user' or 'poisson'"),
+		*d;
 
 	if (!t)
 		return -1;
-	if (!strcmp(t->s, "user"))
-		return not_yet(p, t, "'relative', 'absolute' and 'poisson'");
 	tg->start = tg->duration = tg->call_idle = tg->call_len = 0;
 	tg->start_abs = 0;
+	if (!strcmp(t->s, "user")) {
+		tg->time = IDF_TIME_USER;
+		d = maybe(p);
+		if (d && arg_time(p, d, 9, "the duration, " WHAT_TIME,
+				  &tg->duration))
+			return -1;
+		return 0;
+	}
 	if (!strcmp(t->s, "absolute")) {
 		const char *what = "a local time, YYYY-MM-DDTHH:MM:SS[.F] or HH:MM:SS[.F] (Z at the end: UTC)";
 
@@ -1122,7 +1122,7 @@ static int parse_time(struct parser *p, struct idf_tg *tg)
 		return 0;
 	}
 	if (strcmp(t->s, "relative"))
-		return expected(p, t, "'relative', 'absolute' or 'poisson'",
+		return expected(p, t, "'relative', 'absolute', 'user' or 'poisson'",
 				NULL);
 	tg->time = IDF_TIME_RELATIVE;
 	t = need(p, "the start, " WHAT_TIME);

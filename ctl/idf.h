@@ -48,7 +48,7 @@
 	K(pkts,		"fixed|variable MAX [MIN] | computed")	\
 	K(inta,		"MIN [MAX]")				\
 	K(thro,		"REQ [MIN]")				\
-	K(time,		"relative START [DURATION] | absolute WHEN [DURATION] | poisson IDLE CALL") \
+	K(time,		"relative START [DURATION] | absolute WHEN [DURATION] | user [DURATION] | poisson IDLE CALL") \
 	K(count,	"N")					\
 	K(patt,		"fixed|random|incremental N")		\
 	K(seed,		"N")					\
@@ -117,7 +117,12 @@ enum idf_dist {
 enum idf_pkts { IDF_PKTS_FIXED, IDF_PKTS_VARIABLE, IDF_PKTS_COMPUTED };
 enum idf_fgn { IDF_FGN_EXACT, IDF_FGN_RMD };
 enum idf_table { IDF_TABLE_LOOP, IDF_TABLE_STREAM };
-enum idf_time { IDF_TIME_RELATIVE, IDF_TIME_POISSON, IDF_TIME_ABSOLUTE };
+enum idf_time {
+	IDF_TIME_RELATIVE,
+	IDF_TIME_POISSON,
+	IDF_TIME_ABSOLUTE,
+	IDF_TIME_USER,		/* started by the operator */
+};
 enum idf_data { IDF_DATA_STREAM, IDF_DATA_BULK, IDF_DATA_INTERACTIVE };
 enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };

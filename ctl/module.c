@@ -336,6 +336,8 @@ const char *mtg_tg_state_name(uint32_t state)
 		return "killed";
 	case MTG_TG_FAILED:
 		return "failed";
+	case 0:		/* never given to the module (mtgctl's `time user`) */
+		return "not started";
 	}
 	return "unknown";
 }

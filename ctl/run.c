@@ -65,12 +65,21 @@ struct run {
 	uint64_t table_bytes;
 };
 
-static volatile sig_atomic_t stop_signal, signals;
+/* `time user` TGs wait for the operator's SIGUSR1, at least this long ahead. */
+#define USER_LEAD_NS	100000000ULL
+
+static volatile sig_atomic_t stop_signal, signals, user_start;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
 	signals++;
+}
+
+static void on_user(int sig)
+{
+	(void)sig;
+	user_start = 1;
 }
 
 static uint64_t now_tai(void)
@@ -228,8 +237,12 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->ring_offset = t->ring_offset;
 	}
 	/* a duration counts from the TG's start, before any idle or jitter */
-	begin = tg->time == IDF_TIME_ABSOLUTE ?
-		tg->start_abs + r->tai_offset : r->t0 + tg->start;
+	if (tg->time == IDF_TIME_ABSOLUTE)
+		begin = tg->start_abs + r->tai_offset;
+	else if (tg->time == IDF_TIME_USER)
+		begin = now_tai() + USER_LEAD_NS;
+	else
+		begin = r->t0 + tg->start;
 	s->start_ns = begin + t->tt.first_ns;
 	s->stop_count = tg->count;
 	s->stop_ns = tg->duration ? begin + tg->duration : 0;
@@ -312,7 +325,11 @@ static void kill_all(struct run *r)
 	}
 }
 
-static int start_all(struct run *r)
+/*
+ * Start the TGs (with user, only those that wait for the operator, else
+ * every other one); on an error, kill the ones started.
+ */
+static int start_all(struct run *r, bool user)
 {
 	size_t i;
 	int err;
@@ -321,9 +338,19 @@ static int start_all(struct run *r)
 		struct run_tg *t = &r->tgs[i];
 		const char *hint;
 
+		if ((t->tg->time == IDF_TIME_USER) != user || t->started)
+			continue;
 		fill_start(r, t);
+		if (t->tg->time == IDF_TIME_ABSOLUTE &&
+		    t->start.start_ns <= now_tai()) {
+			pr_err("TG %u (%s): its start time has passed\n",
+			       t->tg->id, where(r, t->tg));
+			err = -ETIME;
+			goto err_kill;
+		}
 		/* The module's timers count signed nanoseconds (to 2262). */
-		if (t->start.start_ns < r->t0 || t->start.start_ns > INT64_MAX ||
+		if ((t->tg->time != IDF_TIME_ABSOLUTE &&
+		     t->start.start_ns < r->t0) || t->start.start_ns > INT64_MAX ||
 		    t->start.stop_ns > INT64_MAX ||
 		    (t->tg->duration && t->start.stop_ns < t->start.start_ns)) {
 			pr_err("TG %u (%s): its start or end is beyond 2262 (time overflows)\n",
@@ -349,7 +376,26 @@ err_kill:
 	return err;
 }
 
-/* Read every TG's counters; 1 when all have ended, 0, or -errno. */
+/* `time user` TGs: say how the operator starts them. */
+static void announce_waiting(const struct run *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->ntgs; i++)
+		if (!r->tgs[i].started) {
+			printf("TG %u (%s) waits for the operator\n",
+			       r->tgs[i].tg->id, where(r, r->tgs[i].tg));
+			n++;
+		}
+	if (n)
+		printf("start them with 'kill -USR1 %d'\n", (int)getpid());
+	fflush(stdout);
+}
+
+/*
+ * Read every TG's counters; 1 when all have ended (a TG waiting for the
+ * operator has not), 0, or -errno.
+ */
 static int poll_all(struct run *r)
 {
 	bool all = true;
@@ -359,6 +405,10 @@ static int poll_all(struct run *r)
 	for (i = 0; i < r->ntgs; i++) {
 		struct run_tg *t = &r->tgs[i];
 
+		if (!t->started) {	/* waits for the operator */
+			all = false;
+			continue;
+		}
 		err = mtg_dev_tg_stats(&r->dev, t->tg->id, &t->st);
 		if (err) {
 			pr_err("cannot read the counters of TG %u: %s\n",
@@ -451,6 +501,14 @@ static int watch(struct run *r)
 				poll_all(r);	/* the counters at the end */
 				return (int)got;
 			}
+		}
+		if (user_start && !killed) {
+			user_start = 0;
+			ret = start_all(r, true);
+			if (ret < 0)
+				return ret;
+			printf("SIGUSR1: the TGs waiting for the operator started\n");
+			fflush(stdout);
 		}
 		if ((stop_signal || r->ls.write_failed) && !killed) {
 			kill_all(r);
@@ -693,6 +751,8 @@ int cmd_run(const char *file, const struct run_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_user;
+	sigaction(SIGUSR1, &sa, NULL);
 
 	r.run_id = new_run_id();
 	r.t0 = now_tai() + o->start_delay;
@@ -704,8 +764,9 @@ int cmd_run(const char *file, const struct run_opts *o)
 	       (unsigned long long)r.t0,
 	       (unsigned long long)o->start_delay / 1000000);
 	fflush(stdout);
-	if (start_all(&r))
+	if (start_all(&r, false))
 		goto err_abandon;
+	announce_waiting(&r);
 	ret = watch(&r);
 	r.end = now_tai();
 	if (r.listening && listening_end(&r.ls, r.end))

@@ -582,3 +582,35 @@ def test_time_absolute_start(make_loop, tmp_path):
     assert int(rec["sched_ns"].min()) == start + tai_offset_ns()
     # qlen 50; 400k + 50% of (1.6M - 400k) = 1000 kbit/s
     assert {bytes(n) for n in rec["nut"]} == {bytes.fromhex("0032000003e8")}
+
+
+def test_time_user_waits_for_the_operator(make_loop, tmp_path):
+    """time user (MTG's start on the operator's command): the TG is not
+    started with the others; mtgctl says how to start it, and SIGUSR1
+    (the dashboard's key, in batch mode) starts it then; the run ends
+    when it has finished too."""
+    loop = make_loop(4)
+    text = (globals_idf(loop, 200, 200) +
+            f"tgid 1 dst {dst(loop, 9001)}\n"
+            f"tgid 2 dst {dst(loop, 9002)} time user\n")
+    write_idf(tmp_path, text)
+    proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "-o",
+                        "run.rec", "--drain", DRAIN)
+    sent = []
+
+    def operator():
+        time.sleep(2)
+        sent.append(time.clock_gettime_ns(time.CLOCK_TAI))
+        os.kill(proc.pid, signal.SIGUSR1)
+
+    out, err = act_when(proc, lambda line: "kill -USR1" in line, operator)
+    assert proc.returncode == 0, out + err
+    assert "TG 2 (run.idf:5) waits for the operator" in out
+    assert f"start them with 'kill -USR1 {proc.pid}'" in out
+    s = summary_of(tmp_path)
+    assert [(t["id"], t["sent"], t["received"]) for t in s["tgs"]] == \
+        [(1, 200, 200), (2, 200, 200)]
+    rec = Recording(tmp_path / "run.rec").records
+    first = int(rec["sched_ns"][rec["tg_id"] == 2].min())
+    assert first >= sent[0] + 100_000_000, "started before the operator said"
+    assert first >= int(rec["sched_ns"][rec["tg_id"] == 1].min())
