@@ -57,7 +57,12 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	char src[80], dst[80];
 
 	endpoint_str(&tg->src, idf_src_port(tg), src, sizeof(src));
-	endpoint_str(&tg->dst, tg->dst.port, dst, sizeof(dst));
+	if (tg->addr == IDF_ADDR_STATION)
+		endpoint_str(&tg->dst, tg->dst.port, dst, sizeof(dst));
+	else
+		snprintf(dst, sizeof(dst), "(%s):%u",
+			 tg->addr == IDF_ADDR_BROADCAST ? "broadcast of dev" :
+			 "myself", tg->dst.port);
 	printf("tgid %" PRIu32 " (%s:%u)\n", tg->id, f->name,
 	       tg->loc[IDF_KW_tgid].line);
 	printf("  dev %s  netns %s  cpu ", tg->dev,

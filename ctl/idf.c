@@ -56,7 +56,6 @@ static const struct {
 };
 
 /* Keywords of the full language (MTG's Fig. 4) that this version lacks. */
-static const char *const later_keywords[] = { "addr", NULL };
 
 
 /* What a model's parameter is, and the values it takes. */
@@ -553,17 +552,9 @@ static int kw_lookup(const char *s)
 	return -1;
 }
 
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
-
 static bool is_keyword(const char *s)
 {
-	return kw_lookup(s) >= 0 || in_list(later_keywords, s);
+	return kw_lookup(s) >= 0;
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -1287,6 +1278,38 @@ static int parse_dst(struct parser *p, struct idf_tg *tg)
 	return t ? arg_endpoint(p, t, true, &tg->dst) : -1;
 }
 
+/*
+ * addr (MTG): station ADDR:PORT is dst; broadcast PORT, the IPv4 broadcast
+ * address of dev; myself PORT, the TG's own source address (the network
+ * under test brings the packets back; `mac` names its first hop).
+ */
+static int parse_addr(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'station', 'broadcast' or 'myself'";
+	struct tok *t = need(p, what);
+	uint64_t port;
+
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, "station")) {
+		t = need(p, "ADDR:PORT");
+		if (!t || arg_endpoint(p, t, true, &tg->dst))
+			return -1;
+		tg->addr = IDF_ADDR_STATION;
+		return 0;
+	}
+	if (strcmp(t->s, "broadcast") && strcmp(t->s, "myself"))
+		return expected(p, t, what, NULL);
+	tg->addr = t->s[0] == 'b' ? IDF_ADDR_BROADCAST : IDF_ADDR_MYSELF;
+	t = need(p, "a UDP port, 1 .. 65535");
+	if (!t || arg_uint(p, t, 1, 65535, "a UDP port, 1 .. 65535", &port))
+		return -1;
+	memset(&tg->dst, 0, sizeof(tg->dst));
+	tg->dst.family = AF_INET;	/* myself: src's, at validation */
+	tg->dst.port = (uint16_t)port;
+	return 0;
+}
+
 static int parse_tos(struct parser *p, struct idf_tg *tg)
 {
 	struct tok *t = need(p, WHAT_BYTE);
@@ -1555,10 +1578,7 @@ static int parse_line(struct parser *p)
 			continue;
 		}
 		if (k < 0) {
-			if (in_list(later_keywords, t->s))
-				error_at(f, p->line, t->col,
-					 "'%s' is not supported yet", t->s);
-			else if (!isalpha((unsigned char)t->s[0]) && p->line_kw)
+			if (!isalpha((unsigned char)t->s[0]) && p->line_kw)
 				error_at(f, p->line, t->col,
 					 "expected a keyword, got '%s' (too many values for '%s'?)",
 					 t->s, kw(p));
@@ -1794,16 +1814,33 @@ static void compute_len(struct idf_file *f, struct idf_tg *tg,
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
-	bool v6 = tg->dst.family == AF_INET6;
-	uint32_t min_len = v6 ? IDF_LEN_MIN_IPV6 : IDF_LEN_MIN_IPV4;
+	uint32_t min_len;
+	bool v6;
+
+	/* addr myself: our own address, of src's family if src gives one */
+	if (idf_has(tg, IDF_KW_addr) && tg->addr == IDF_ADDR_MYSELF &&
+	    tg->src.family)
+		tg->dst.family = tg->src.family;
+	v6 = tg->dst.family == AF_INET6;
+	min_len = v6 ? IDF_LEN_MIN_IPV6 : IDF_LEN_MIN_IPV4;
 
 #define KNOWN(k)	(tg->set & ~tg->bad & IDF_KW_BIT(IDF_KW_##k))
 #define GIVEN(k)	idf_has(tg, IDF_KW_##k)
 	/* given in the TG's own section (globals come before every tgid) */
 #define OWN(k)		(tg->own & IDF_KW_BIT(IDF_KW_##k))
-	if (!GIVEN(dst))
+	if (GIVEN(dst) && GIVEN(addr))
+		error_loc(f, &tg->loc[IDF_KW_addr],
+			  "TG %u: 'addr' and 'dst' both name the destination: give one",
+			  tg->id);
+	else if (!GIVEN(dst) && !GIVEN(addr))
 		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
 			  tg->id);
+	if (KNOWN(addr) && tg->addr == IDF_ADDR_MYSELF) {
+		if (!GIVEN(mac))
+			error_loc(f, &tg->loc[IDF_KW_addr],
+				  "TG %u: 'addr myself' needs 'mac', the first hop of the network that brings the packets back",
+				  tg->id);
+	}
 	if (!GIVEN(dev))
 		error_loc(f, at, "TG %u has no 'dev' (the interface to send from)",
 			  tg->id);

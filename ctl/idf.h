@@ -61,6 +61,7 @@
 	K(qlen,		"N")					\
 	K(rpol,		"PERCENT")				\
 	K(include,	"FILE")					\
+	K(addr,		"station ADDR:PORT | broadcast PORT | myself PORT")	\
 	K(dev,		"NAME")					\
 	K(netns,	"NAME")					\
 	K(cpu,		"N")					\
@@ -124,6 +125,8 @@ enum idf_time {
 	IDF_TIME_USER,		/* started by the operator */
 };
 enum idf_data { IDF_DATA_STREAM, IDF_DATA_BULK, IDF_DATA_INTERACTIVE };
+/* MTG's address types: dst as given, dev's IPv4 broadcast, our own address */
+enum idf_addr_kind { IDF_ADDR_STATION, IDF_ADDR_BROADCAST, IDF_ADDR_MYSELF };
 enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
@@ -196,7 +199,8 @@ struct idf_tg {
 	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
 	uint32_t cpu;		/* valid if set has IDF_KW_cpu */
 	struct idf_addr src;
-	struct idf_addr dst;
+	struct idf_addr dst;	/* station; broadcast, myself: port and family */
+	enum idf_addr_kind addr;
 	uint8_t tos;
 	uint8_t ttl;
 	enum idf_path path;

@@ -116,11 +116,56 @@ static int find_src(const struct idf_tg *tg, struct idf_addr *src)
 	return err;
 }
 
+/* addr broadcast: dev's IPv4 broadcast address (its first that has one). */
+static int find_bcast(const struct idf_tg *tg, struct idf_addr *dst)
+{
+	struct ifaddrs *ifas, *ifa;
+	int err = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&ifas))
+		return -errno;
+	for (ifa = ifas; ifa; ifa = ifa->ifa_next) {
+		struct sockaddr_in *b = (void *)ifa->ifa_broadaddr;
+
+		if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET ||
+		    strcmp(ifa->ifa_name, tg->dev) ||
+		    !(ifa->ifa_flags & IFF_BROADCAST) || !b)
+			continue;
+		memcpy(dst->addr, &b->sin_addr, 4);
+		err = 0;
+		break;
+	}
+	freeifaddrs(ifas);
+	return err;
+}
+
 struct tg_lookup {
 	const struct idf_tg *tg;
 	uint32_t *ifindex;
 	struct idf_addr *src;
+	struct idf_addr *dst;
 };
+
+/* The destination `addr` names: ours (myself), or dev's broadcast. */
+static int find_dst(const struct tg_lookup *l, const char *where)
+{
+	const struct idf_tg *tg = l->tg;
+	int err = 0;
+
+	*l->dst = tg->dst;
+	if (tg->addr == IDF_ADDR_MYSELF) {
+		memcpy(l->dst->addr, l->src->addr, sizeof(l->dst->addr));
+	} else if (tg->addr == IDF_ADDR_BROADCAST) {
+		err = find_bcast(tg, l->dst);
+		if (err == -EADDRNOTAVAIL)
+			pr_err("TG %u: interface '%s' in %s has no IPv4 broadcast address for 'addr broadcast'\n",
+			       tg->id, tg->dev, where);
+		else if (err)
+			pr_err("TG %u: cannot list the addresses of '%s' in %s: %s\n",
+			       tg->id, tg->dev, where, strerror(-err));
+	}
+	return err;
+}
 
 static int lookup(const char *where, void *arg)
 {
@@ -139,7 +184,7 @@ static int lookup(const char *where, void *arg)
 	}
 	*src = tg->src;
 	if (src->family)
-		return 0;
+		return find_dst(l, where);
 	err = find_src(tg, src);
 	if (err == -EADDRNOTAVAIL)
 		pr_err("TG %u: interface '%s' in %s has no %s%s address: give one with 'src'\n",
@@ -151,7 +196,7 @@ static int lookup(const char *where, void *arg)
 		pr_err("TG %u: cannot list the addresses of '%s' in %s: %s\n",
 		       tg->id, tg->dev, where, strerror(-err));
 	src->port = tg->src.port;
-	return err;
+	return err ? err : find_dst(l, where);
 }
 
 /* fn(where, arg) run in namespace netns_fd (-1: ours). */
@@ -187,9 +232,10 @@ static int in_netns(int netns_fd, const char *netns,
 }
 
 int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
-		  uint32_t *ifindex, struct idf_addr *src)
+		  uint32_t *ifindex, struct idf_addr *src,
+		  struct idf_addr *dst)
 {
-	struct tg_lookup l = { tg, ifindex, src };
+	struct tg_lookup l = { tg, ifindex, src, dst };
 
 	return in_netns(netns_fd, netns, lookup, &l);
 }

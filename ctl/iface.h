@@ -37,10 +37,12 @@ int iface_index(int netns_fd, const char *netns, const char *dev,
 /*
  * In namespace netns_fd (-1: ours), find dev's ifindex and, when src has
  * no address, the first address of dst's family on dev (for IPv6 a
- * link-local one only if dst is link-local). 0, or -errno (reported,
+ * link-local one only if dst is link-local), and the destination (`addr`:
+ * our own address, or dev's broadcast one). 0, or -errno (reported,
  * naming the TG).
  */
 int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
-		  uint32_t *ifindex, struct idf_addr *src);
+		  uint32_t *ifindex, struct idf_addr *src,
+		  struct idf_addr *dst);
 
 #endif /* MTGCTL_IFACE_H */

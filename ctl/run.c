@@ -42,6 +42,7 @@ struct run_tg {
 	uint32_t ifindex;
 	uint32_t cpu;
 	struct idf_addr src;		/* resolved */
+	struct idf_addr dst;		/* resolved (`addr`) */
 	struct mtg_tg_start start;	/* as sent; dst_mac as the module used */
 	struct mtg_tg_stats st;		/* the last counters read */
 	struct meter *m;		/* what came back; NULL: not listening */
@@ -172,7 +173,7 @@ static int prepare(struct run *r)
 			continue;
 		}
 		ret = iface_resolve(t->netns_fd, t->tg->netns, t->tg,
-				    &t->ifindex, &t->src);
+				    &t->ifindex, &t->src, &t->dst);
 		if (ret)
 			failed = ret;
 	}
@@ -212,7 +213,11 @@ static void fill_start(const struct run *r, struct run_tg *t)
 	s->ifindex = t->ifindex;
 	s->cpu = t->cpu;
 	memcpy(s->src_addr, t->src.addr, alen);
-	memcpy(s->dst_addr, tg->dst.addr, alen);
+	memcpy(s->dst_addr, t->dst.addr, alen);
+	if (tg->addr == IDF_ADDR_BROADCAST && !idf_has(tg, IDF_KW_mac)) {
+		s->flags |= MTG_TG_F_DST_MAC;
+		memset(s->dst_mac, 0xff, sizeof(s->dst_mac));
+	}
 	s->src_port = idf_src_port(tg);
 	s->dst_port = tg->dst.port;
 	s->tos = tg->tos;

@@ -127,7 +127,15 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 		json_knull(j, "cpu");
 	json_kstr(j, "family", tg->dst.family == AF_INET6 ? "ipv6" : "ipv4");
 	json_addr(j, "src", &tg->src, idf_src_port(tg));
-	json_addr(j, "dst", &tg->dst, tg->dst.port);
+	if (tg->addr == IDF_ADDR_STATION) {
+		json_addr(j, "dst", &tg->dst, tg->dst.port);
+	} else {
+		struct idf_addr none = { 0 };
+
+		json_addr(j, "dst", &none, tg->dst.port);
+	}
+	json_kstr(j, "addr", tg->addr == IDF_ADDR_BROADCAST ? "broadcast" :
+		  tg->addr == IDF_ADDR_MYSELF ? "myself" : "station");
 	json_ku64(j, "tos", tg->tos);
 	json_ku64(j, "ttl", tg->ttl);
 	json_kstr(j, "dist", idf_dist_name(tg->dist));

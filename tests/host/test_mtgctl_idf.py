@@ -233,8 +233,12 @@ ERRORS = [
      "t.idf:2:24: error: unknown keyword 'pkt'; did you mean 'pkts'?"),
     (BASE + "tgid 1 pkts 200 inta 1 frobnicate 3\n",
      "t.idf:2:24: error: unknown keyword 'frobnicate'"),
-    (BASE + "tgid 1 pkts 200 inta 1 addr broadcast\n",
-     "t.idf:2:24: error: 'addr' is not supported yet"),
+    ("dev eth0\ntgid 1 pkts 200 inta 1 addr anycast\n",
+     "t.idf:2:29: error: 'addr' expects 'station', 'broadcast' or 'myself', got 'anycast'"),
+    ("dev eth0\ntgid 1 pkts 200 inta 1 addr myself 9000\n",
+     "t.idf:2:24: error: TG 1: 'addr myself' needs 'mac', the first hop of the network that brings the packets back"),
+    (BASE + "tgid 1 pkts 200 inta 1 addr broadcast 9000\n",
+     "t.idf:2:24: error: TG 1: 'addr' and 'dst' both name the destination: give one"),
     (BASE + "tgid 1 pkts 200 inta 1 include more.idf\n",
      "t.idf:2:32: error: cannot read 'more.idf': No such file or directory"),
     ("include t.idf\n",
@@ -738,3 +742,20 @@ def test_time_absolute(mtgctl, tmp_path, when, tz, ns):
     (tg,) = json.loads(res.stdout)["tgs"]
     assert (tg["time"], tg["start_realtime_ns"], tg["duration_ns"]) == \
         ("absolute", ns, 5 * 10**9)
+
+
+def test_addr_kinds(mtgctl, tmp_path):
+    """addr station is dst; broadcast and myself leave the address to the
+    run (dev's broadcast, our own), IPv6 for myself when src is."""
+    tgs = check_json(mtgctl, tmp_path, """
+        dev eth0 pkts 200 inta 1
+        tgid 1 addr station 192.0.2.9:7
+        tgid 2 addr broadcast 9000
+        tgid 3 addr myself 9001 mac 02:00:00:00:00:01
+        tgid 4 addr myself 9002 mac 02:00:00:00:00:01 src [2001:db8::1]:5
+        """)
+    assert [(t["addr"], t["dst"], t["family"]) for t in tgs] == [
+        ("station", {"addr": "192.0.2.9", "port": 7}, "ipv4"),
+        ("broadcast", {"addr": None, "port": 9000}, "ipv4"),
+        ("myself", {"addr": None, "port": 9001}, "ipv4"),
+        ("myself", {"addr": None, "port": 9002}, "ipv6")]

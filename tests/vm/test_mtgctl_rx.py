@@ -57,6 +57,7 @@ class Loop:
     ns_n: str           # the network under test: b (from a), c (to r)
     ns_r: str           # the receiver's namespace (None: mtgctl's own)
     a: str
+    b: str
     c: str
     r: str
     family: int
@@ -121,7 +122,8 @@ def make_loop(mtg, netns):
         # them in the same order whichever CPU netem sent them from.
         in_ns(ns_r, "sh", "-c",
               f"echo 1 > /sys/class/net/{r}/queues/rx-0/rps_cpus")
-        return Loop(ns_s, ns_n, ns_r, a, c, r, family, net[3].split("/")[0])
+        return Loop(ns_s, ns_n, ns_r, a, b, c, r, family,
+                    net[3].split("/")[0])
     return make
 
 
@@ -614,3 +616,31 @@ def test_time_user_waits_for_the_operator(make_loop, tmp_path):
     first = int(rec["sched_ns"][rec["tg_id"] == 2].min())
     assert first >= sent[0] + 100_000_000, "started before the operator said"
     assert first >= int(rec["sched_ns"][rec["tg_id"] == 1].min())
+
+
+def test_addr_broadcast_and_myself(make_loop, tmp_path):
+    """MTG's addr: broadcast sends to the sending interface's IPv4
+    broadcast address and Ethernet broadcast, which the network under
+    test's near side receives; myself sends to our own address through
+    the network under test (mac: its first hop), which routes the packets
+    back to us, one hop fewer in their TTL. Two runs: the hook that
+    records on the near side would take myself's packets there."""
+    loop = make_loop(4)
+    b_mac = run("ip", "netns", "exec", loop.ns_n, "cat",
+                f"/sys/class/net/{loop.b}/address").stdout.strip()
+    common = (f"netns {loop.ns_s} dev {loop.a}\n"
+              "dist fixed pkts 200 inta 1ms count 100\n")
+    for name, listen, tg, ttl in (
+            ("broadcast", f"{loop.b}@{loop.ns_n}", "addr broadcast 9000", 64),
+            ("myself", f"{loop.a}@{loop.ns_s}",
+             f"addr myself 9001 mac {b_mac}", 63)):
+        d = tmp_path / name
+        d.mkdir()
+        write_idf(d, f"listen {listen}\n{common}tgid 1 {tg}\n")
+        res = mtgctl_run(d, "--start-delay", START_DELAY, "-o", "run.rec",
+                         "--drain", DRAIN)
+        assert res.returncode == 0, res.stdout + res.stderr
+        (t,) = summary_of(d)["tgs"]
+        assert (t["sent"], t["received"]) == (100, 100), name
+        r = Recording(d / "run.rec").records
+        assert set(r["ttl"]) == {ttl}, name
