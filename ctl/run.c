@@ -91,15 +91,23 @@ static uint64_t now_tai(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* For `time absolute`: wall-clock times into CLOCK_TAI. */
+/*
+ * For `time absolute`: wall-clock times into CLOCK_TAI. The kernel keeps
+ * them a whole number of seconds apart (TAI - UTC), so the difference of
+ * two readings, a few ns apart, rounds to it exactly.
+ */
 static uint64_t tai_offset(void)
 {
 	struct timespec rt;
-	uint64_t tai = now_tai();
+	uint64_t tai = now_tai(), real;
+	int64_t diff, secs;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
-	return tai - ((uint64_t)rt.tv_sec * 1000000000ULL +
-		      (uint64_t)rt.tv_nsec);
+	real = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+	/* read second, real may be ahead by those ns: signed, then rounded */
+	diff = (int64_t)(tai - real);
+	secs = (diff >= 0 ? diff + 500000000 : diff - 500000000) / 1000000000;
+	return (uint64_t)(secs * 1000000000);
 }
 
 static const char *where(const struct run *r, const struct idf_tg *tg)
