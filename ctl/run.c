@@ -361,8 +361,11 @@ static int start_all(struct run *r, bool user)
 			err = -ETIME;
 			goto err_kill;
 		}
-		/* The module's timers count signed nanoseconds (to 2262). */
-		if ((t->tg->time != IDF_TIME_ABSOLUTE &&
+		/*
+		 * The module's timers count signed nanoseconds (to 2262); a
+		 * relative start below T0 wrapped round.
+		 */
+		if ((t->tg->time == IDF_TIME_RELATIVE &&
 		     t->start.start_ns < r->t0) || t->start.start_ns > INT64_MAX ||
 		    t->start.stop_ns > INT64_MAX ||
 		    (t->tg->duration && t->start.stop_ns < t->start.start_ns)) {
@@ -449,7 +452,7 @@ static void progress(const struct run *r, uint64_t now)
 			const struct meter *m = r->tgs[i].m;
 
 			printf("%s tg %u: %llu sent, %llu tx_errors, %s",
-			       i ? " |" : "", st->tg_id, st->sent,
+			       i ? " |" : "", r->tgs[i].tg->id, st->sent,
 			       st->tx_errors,
 			       mtg_tg_state_name(st->state));
 			/* While packets are in flight: the gaps so far. */
@@ -567,7 +570,7 @@ static void report(const struct run *r)
 
 		lateness_from_stats(st, &l);
 		printf("tg %u: %s%s%s, %llu sent (%llu bytes), %llu tx_errors",
-		       st->tg_id,
+		       r->tgs[i].tg->id,
 		       mtg_tg_state_name(st->state), error ? " " : "",
 		       error ? error : "", st->sent, st->bytes, st->tx_errors);
 		if (st->bad_entries || st->underruns || st->skipped_late)

@@ -130,6 +130,17 @@ static int mtg_tg_wait_neigh(struct neighbour *n, struct net_device *dev,
 }
 
 /*
+ * The caller gave the whole path, a source address and the next hop's MAC:
+ * no route is looked up, so a TG can send to its own address through a
+ * network that brings the packets back (MTG's "to myself"), which the
+ * routing table would keep on the local host.
+ */
+static bool mtg_tg_path_given(const struct mtg_tg_start *d, size_t alen)
+{
+	return d->flags & MTG_TG_F_DST_MAC && memchr_inv(d->src_addr, 0, alen);
+}
+
+/*
  * Route to the destination through the TG's device: the source address
  * when none was given, and the next hop's MAC unless one was given.
  */
@@ -143,6 +154,9 @@ static int mtg_tg_route4(struct net *net, struct net_device *dev,
 	struct neighbour *n;
 	struct rtable *rt;
 	int err = 0;
+
+	if (mtg_tg_path_given(d, 4))
+		return 0;
 
 	memcpy(&fl4.daddr, d->dst_addr, 4);
 	memcpy(&fl4.saddr, d->src_addr, 4);
@@ -179,6 +193,8 @@ static int mtg_tg_route6(struct net *net, struct net_device *dev,
 	struct neighbour *n;
 	int err;
 
+	if (mtg_tg_path_given(d, 16))
+		return 0;
 	memcpy(&fl6.daddr, d->dst_addr, 16);
 	memcpy(&fl6.saddr, d->src_addr, 16);
 	dst = ip6_route_output(net, NULL, &fl6);
