@@ -615,7 +615,6 @@ def test_time_user_waits_for_the_operator(make_loop, tmp_path):
     rec = Recording(tmp_path / "run.rec").records
     first = int(rec["sched_ns"][rec["tg_id"] == 2].min())
     assert first >= sent[0] + 100_000_000, "started before the operator said"
-    assert first >= int(rec["sched_ns"][rec["tg_id"] == 1].min())
 
 
 def test_addr_broadcast_and_myself(make_loop, tmp_path):
