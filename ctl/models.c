@@ -616,6 +616,40 @@ static double gap_draw(struct model_gen *g)
 	return 0;
 }
 
+/*
+ * A fixed rate of fix_num / fix_den ns a gap: departure k at floor(k num /
+ * den), in 128-bit integers, so that the rate is exact over any run (as
+ * tables.c's fixed tables).
+ */
+static uint64_t fixed_gap(const struct model_gen *g)
+{
+	unsigned __int128 at = (unsigned __int128)g->k * g->fix_num;
+
+	return (uint64_t)((at + g->fix_num) / g->fix_den - at / g->fix_den);
+}
+
+static void fixed_init(struct model_gen *g)
+{
+	const struct idf_tg *tg = g->tg;
+
+	g->fix_den = 1;
+	if (tg->dist == IDF_DIST_DNS) {
+		g->fix_num = 100000000000ULL;	/* 0.56 packets/s */
+		g->fix_den = 56;
+	} else if (tg->dist == IDF_DIST_VOIP) {
+		g->fix_num = 1000000000ULL;
+		g->fix_den = (uint64_t)idf_codecs[(int)P(0)].pkts_per_s;
+	} else if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
+		/* the mean length's bits: (min + max) / 2 * 8 */
+		g->fix_num = ((uint64_t)tg->len_min + tg->len_max) * 4 *
+			1000000000ULL;
+		g->fix_den = tg->thro_req;
+	} else {
+		g->fix_num = tg->inta_min + tg->inta_max;
+		g->fix_den = 2;
+	}
+}
+
 /* The model's own entry: the gap to the next departure, the length. */
 static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 {
@@ -625,10 +659,7 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 	memset(e, 0, sizeof(*e));
 	if (tg->dist >= IDF_DIST_VOIP) {
 		if (tg->dist == IDF_DIST_VOIP || tg->dist == IDF_DIST_DNS) {
-			double mean = preset_fixed_gap(tg);
-
-			e->gap_ns = (uint64_t)llround((double)(g->k + 1) * mean) -
-				(uint64_t)llround((double)g->k * mean);
+			e->gap_ns = fixed_gap(g);
 		} else {
 			gap = preset_gap(g);
 			if (gap > MODEL_GAP_MAX_NS) {
@@ -643,9 +674,7 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 		return;
 	}
 	if (tg->dist == IDF_DIST_FIXED) {
-		/* departures at round(k * mean): exact on average */
-		e->gap_ns = (uint64_t)llround((double)(g->k + 1) * g->mean_gap) -
-			(uint64_t)llround((double)g->k * g->mean_gap);
+		e->gap_ns = fixed_gap(g);
 	} else if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP) {
 		*e = g->file[g->k % g->file_len];
 		if (tg->dist == IDF_DIST_PCAP && tg->pkts == IDF_PKTS_VARIABLE)
@@ -734,6 +763,7 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 		return -1;
 	}
 	g->mean_gap = idf_mean_gap_ns(tg);
+	fixed_init(g);
 	switch (tg->dist) {
 	case IDF_DIST_MMPP:
 		mmpp_init(g);

@@ -28,6 +28,7 @@ struct model_gen {
 	const struct idf_tg *tg;
 	gsl_rng *rng;
 	double mean_gap;	/* ns: from thro or inta */
+	uint64_t fix_num, fix_den;	/* a fixed rate's gap, ns: num / den */
 	uint64_t k;		/* entries given */
 	uint64_t clipped;	/* gaps cut to MODEL_GAP_MAX_NS */
 	/* mmpp: the state (0 high, 1 low), time left in it, rates per ns */

@@ -476,21 +476,22 @@ PRESET_BASE = "dev lo dst 127.0.0.1:9000\n"
 HEADERS = 130       # IPv4: Ethernet 14, IP 20, UDP 8, MTG header 88
 
 
-@pytest.mark.parametrize("preset, gap, payload", [
-    ("voip G.711.1", 10 * MS, 92), ("voip G.711.1 crtp", 10 * MS, 82),
-    ("voip G.711.2 vad", 20 * MS, 116), ("voip G.729.2", 20 * MS, 32),
-    ("voip G.729.2 crtp vad", 20 * MS, 16), ("voip G.729.3 rtp", 1e9 / 33, 42),
-    ("voip G.723.1 vad", 1e9 / 26, 31), ("dns", 1e9 / 0.56, None),
+@pytest.mark.parametrize("preset, per_s, payload", [
+    ("voip G.711.1", 100, 92), ("voip G.711.1 crtp", 100, 82),
+    ("voip G.711.2 vad", 50, 116), ("voip G.729.2", 50, 32),
+    ("voip G.729.2 crtp vad", 50, 16), ("voip G.729.3 rtp", 33, 42),
+    ("voip G.723.1 vad", 26, 31), ("dns", 0.56, None),
 ])
-def test_presets_at_fixed_rates(mtgctl, tmp_path, preset, gap, payload):
-    """VoIP and DNS: D-ITG's fixed rates (spread to the ns, exact on
-    average) and VoIP's payload (frames * bytes * 0.65 with vad, plus
-    RTP's 12 or compressed RTP's 2 bytes, 16 at least) after mtg's
-    headers."""
+def test_presets_at_fixed_rates(mtgctl, tmp_path, preset, per_s, payload):
+    """VoIP and DNS: D-ITG's fixed rates, departure k at floor(k * 1 s /
+    rate) exactly (so the rate is exact over any run), and VoIP's payload
+    (frames * bytes * 0.65 with vad, plus RTP's 12 or compressed RTP's 2
+    bytes, 16 at least) after mtg's headers."""
     recs = table(mtgctl, tmp_path, PRESET_BASE + f"tgid 1 dist {preset}\n",
                  3000)
-    dep = recs["departure_ns"].astype(np.float64)
-    assert np.abs(dep - np.round(np.arange(3000) * gap)).max() == 0
+    num, den = (10**11, 56) if per_s == 0.56 else (10**9, per_s)
+    assert [int(d) for d in recs["departure_ns"]] == \
+        [k * num // den for k in range(3000)]
     if payload is not None:
         assert set(recs["len"]) == {HEADERS + payload}
 
@@ -574,3 +575,13 @@ def test_presets_follow_ditg(mtgctl, tmp_path, preset):
         r, ps = rejections(dict(enumerate(gaps)), gaps_law)
         assert r <= MAX_REJECTIONS, (r, ps)
     assert chi2_rejections(payloads, values, probs) <= MAX_REJECTIONS
+
+
+def test_fixed_rate_stream_exact_over_a_long_run(mtgctl, tmp_path):
+    """A streamed fixed rate whose gap is not whole (250-byte frames at
+    3 Mbit/s: 2000000/3 ns) keeps the exact rate over a million packets:
+    departure k is floor(k * 2000000 / 3), not a sum of rounded gaps."""
+    recs = table(mtgctl, tmp_path, "dev lo dst 127.0.0.1:9000 pkts 250 "
+                 "thro 3M\ntgid 1 table stream\n", 10**6)
+    k = np.arange(10**6, dtype=np.uint64)
+    assert (recs["departure_ns"] == k * 2000000 // 3).all()
