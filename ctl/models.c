@@ -430,7 +430,8 @@ static void fgn_exact_batch(struct model_gen *g, double *x)
 /*
  * MTG's method: random midpoint displacement of fractional Brownian
  * motion on [0, 1] (Lau et al. 1995), then its increments, scaled to unit
- * variance. An approximation: the Hurst parameter it gives runs low.
+ * variance. An approximation (its covariances are not exactly fGn's);
+ * the tests find its Hurst parameter within 0.05 of the one asked.
  */
 static void fgn_rmd_batch(struct model_gen *g, double *x)
 {
