@@ -651,23 +651,34 @@ static void fixed_init(struct model_gen *g)
 	}
 }
 
+/* A drawn gap in whole ns, cut to an hour (counted). */
+static uint64_t drawn_gap(struct model_gen *g, double gap)
+{
+	if (gap > MODEL_GAP_MAX_NS) {
+		gap = MODEL_GAP_MAX_NS;
+		g->clipped++;
+	}
+	return (uint64_t)llround(gap);
+}
+
+/* pkts variable: a length uniform on MIN .. MAX. */
+static uint32_t variable_len(struct model_gen *g)
+{
+	return g->tg->len_min + (uint32_t)gsl_rng_uniform_int(g->rng,
+				g->tg->len_max - g->tg->len_min + 1);
+}
+
 /* The model's own entry: the gap to the next departure, the length. */
 static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 {
 	const struct idf_tg *tg = g->tg;
-	double gap;
 
 	memset(e, 0, sizeof(*e));
 	if (tg->dist >= IDF_DIST_VOIP) {
 		if (tg->dist == IDF_DIST_VOIP || tg->dist == IDF_DIST_DNS) {
 			e->gap_ns = fixed_gap(g);
 		} else {
-			gap = preset_gap(g);
-			if (gap > MODEL_GAP_MAX_NS) {
-				gap = MODEL_GAP_MAX_NS;
-				g->clipped++;
-			}
-			e->gap_ns = (uint64_t)llround(gap);
+			e->gap_ns = drawn_gap(g, preset_gap(g));
 		}
 		/* mtg's headers (Ethernet, IP, UDP, MTG), then D-ITG's payload */
 		e->len = g->headers + preset_payload(g);
@@ -679,8 +690,7 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 	} else if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP) {
 		*e = g->file[g->k % g->file_len];
 		if (tg->dist == IDF_DIST_PCAP && tg->pkts == IDF_PKTS_VARIABLE)
-			e->len = tg->len_min + (uint32_t)gsl_rng_uniform_int(
-				g->rng, tg->len_max - tg->len_min + 1);
+			e->len = variable_len(g);
 		g->k++;
 		return;
 	} else if (tg->dist == IDF_DIST_FGN) {
@@ -689,16 +699,10 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 		e->gap_ns = dep - g->next_dep;
 		g->next_dep = dep;
 	} else {
-		gap = gap_draw(g);
-		if (gap > MODEL_GAP_MAX_NS) {
-			gap = MODEL_GAP_MAX_NS;
-			g->clipped++;
-		}
-		e->gap_ns = (uint64_t)llround(gap);
+		e->gap_ns = drawn_gap(g, gap_draw(g));
 	}
 	if (tg->pkts == IDF_PKTS_VARIABLE)
-		e->len = tg->len_min + (uint32_t)gsl_rng_uniform_int(g->rng,
-					tg->len_max - tg->len_min + 1);
+		e->len = variable_len(g);
 	else
 		e->len = tg->len_max;
 	g->k++;
