@@ -10,6 +10,13 @@ void json_init(struct json *j, FILE *f)
 	j->depth = 0;
 	j->first[0] = true;
 	j->after_key = false;
+	j->compact = false;
+}
+
+void json_init_compact(struct json *j, FILE *f)
+{
+	json_init(j, f);
+	j->compact = true;
 }
 
 /* Separate a new value (or key) from what came before at this depth. */
@@ -19,7 +26,10 @@ static void json_sep(struct json *j)
 		j->after_key = false;
 		return;
 	}
-	if (j->depth > 0) {
+	if (j->depth > 0 && j->compact) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+	} else if (j->depth > 0) {
 		fputs(j->first[j->depth] ? "\n" : ",\n", j->f);
 		fprintf(j->f, "%*s", 2 * j->depth, "");
 	}
@@ -41,7 +51,7 @@ static void json_close(struct json *j, char c)
 
 	if (j->depth > 0)
 		j->depth--;
-	if (!empty)
+	if (!empty && !j->compact)
 		fprintf(j->f, "\n%*s", 2 * j->depth, "");
 	fputc(c, j->f);
 	if (j->depth == 0)

@@ -14,9 +14,12 @@ struct json {
 	int depth;
 	bool first[JSON_MAX_DEPTH];	/* nothing written yet at this depth */
 	bool after_key;
+	bool compact;		/* one line: no newlines, no indentation */
 };
 
 void json_init(struct json *j, FILE *f);
+/* One line per top-level value, for JSON Lines streams. */
+void json_init_compact(struct json *j, FILE *f);
 void json_obj_begin(struct json *j);
 void json_obj_end(struct json *j);
 void json_arr_begin(struct json *j);

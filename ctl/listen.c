@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dash.h"
 #include "iface.h"
 #include "module.h"
 #include "mtgctl.h"
@@ -20,6 +21,19 @@
 #define PROGRESS_NS	1000000000ULL	/* a progress line a second */
 
 static volatile sig_atomic_t stop_signal;
+
+/* How the listener shows itself: lines, a dashboard, or a JSON stream. */
+struct show {
+	FILE *say;		/* human lines */
+	bool dash_on;
+	bool stream;
+	struct dash dash;
+	struct dash_events ev;
+	struct dash_view view;
+	size_t cap;		/* rows allocated */
+	uint64_t since;		/* events streamed */
+	unsigned int quits;
+};
 
 static void on_signal(int sig)
 {
@@ -34,26 +48,77 @@ static uint64_t now_tai(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void elapsed(uint64_t t0, uint64_t now)
+static void elapsed(FILE *f, uint64_t t0, uint64_t now)
 {
 	uint64_t dt = now > t0 ? now - t0 : 0;
 
-	printf("%4llu.%01llus ", (unsigned long long)(dt / 1000000000ULL),
+	fprintf(f, "%4llu.%01llus ", (unsigned long long)(dt / 1000000000ULL),
 	       (unsigned long long)(dt / 100000000ULL % 10));
 }
 
 /* A line per flow met, then the receiving side's lines. */
-static void report(const struct listening *ls)
+static void report(const struct listening *ls, FILE *f)
 {
 	const struct meter_set *ms = &ls->rx.meters;
 	size_t i;
 
 	for (i = 0; i < ms->n; i++) {
-		printf("run %u tg %u: ", ms->all[i]->run_id, ms->all[i]->tg_id);
-		meter_print(stdout, ms->all[i], -1);
-		printf("\n");
+		fprintf(f, "run %u tg %u: ", ms->all[i]->run_id,
+			ms->all[i]->tg_id);
+		meter_print(f, ms->all[i], -1);
+		fprintf(f, "\n");
 	}
-	listening_report(ls, stdout);
+	listening_report(ls, f);
+}
+
+/* A row per flow met: rows keep their place as flows are added. */
+static int build_view(struct show *sh, const struct listening *ls,
+		      uint32_t run_id, uint64_t start, uint64_t now,
+		      const char *phase)
+{
+	const struct meter_set *ms = &ls->rx.meters;
+	struct dash_view *v = &sh->view;
+	size_t i;
+
+	if (ms->n > sh->cap) {
+		size_t cap = ms->n * 2;
+		struct dash_row *rows = realloc(v->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		memset(rows + sh->cap, 0, (cap - sh->cap) * sizeof(*rows));
+		v->rows = rows;
+		sh->cap = cap;
+	}
+	v->nrows = ms->n;
+	v->command = "listen";
+	v->run_id = run_id;
+	v->time_ns = now;
+	v->elapsed_ns = now > start ? now - start : 0;
+	v->phase = phase;
+	for (i = 0; i < ms->n; i++) {
+		const struct meter *m = ms->all[i];
+		struct dash_row *row = &v->rows[i];
+
+		row->id = m->tg_id;
+		row->run_id = m->run_id;
+		snprintf(row->model, sizeof(row->model), "-");
+		snprintf(row->dst, sizeof(row->dst), "run %u", m->run_id);
+		/* Receiving only: a flow is live while its packets come. */
+		snprintf(row->state, sizeof(row->state), "%s",
+			 m->last_rx_ns + 2 * DASH_RATE_NS >= now ? "receiving" :
+			 "quiet");
+		dash_row_rate(row, now, m->received, m->bytes);
+		dash_row_meter(row, m, -1, 0);
+	}
+	dash_view_total(v);
+	v->totals.rx_pps = v->totals.rx_bps = 0;
+	for (i = 0; i < ms->n; i++) {
+		v->totals.rx_pps += v->rows[i].pps;
+		v->totals.rx_bps += v->rows[i].bps;
+	}
+	listening_view(ls, v);
+	return 0;
 }
 
 static int write_summary(const struct listening *ls, const char *path,
@@ -88,25 +153,58 @@ static int write_summary(const struct listening *ls, const char *path,
 	return err;
 }
 
-/* Receive until a signal or the end of the duration. */
-static int watch(struct listening *ls, uint64_t start, uint64_t duration)
+/* The dashboard's turn: keys (select, sort, quit), a bounded frame rate. */
+static void dash_turn(struct show *sh, struct listening *ls, uint32_t run_id,
+		      uint64_t start, uint64_t now, uint64_t *next_draw)
 {
-	uint64_t next = start + PROGRESS_NS, now;
+	struct dash_action a;
+	bool redraw;
+
+	dash_pump_stderr(&sh->ev);
+	a = dash_keys(&sh->dash, &sh->ev, &redraw);
+	if (a.act == DASH_QUIT)
+		sh->quits++;
+	else if (a.act == DASH_START_USER)
+		dash_event(&sh->ev, "listening only: no TG of ours to start");
+	if (now >= *next_draw || redraw || a.act != DASH_NONE) {
+		if (!build_view(sh, ls, run_id, start, now, "listening"))
+			dash_draw(&sh->dash, &sh->view, &sh->ev);
+		*next_draw = now + DASH_REDRAW_NS;
+	}
+}
+
+/* Receive until a signal, 'q' or the end of the duration. */
+static int watch(struct show *sh, struct listening *ls, uint32_t run_id,
+		 uint64_t start, uint64_t duration)
+{
+	uint64_t next = start + PROGRESS_NS, next_draw = 0, now;
 	int64_t got;
+	int err;
 
 	for (;;) {
 		now = now_tai();
 		got = listening_poll(ls, now);
 		if (got < 0)
 			return (int)got;
-		if (stop_signal || ls->write_failed ||
+		if (stop_signal || sh->quits || ls->write_failed ||
 		    (duration && now - start >= duration))
 			return 0;
+		if (sh->dash_on)
+			dash_turn(sh, ls, run_id, start, now, &next_draw);
 		if (now >= next) {
-			elapsed(start, now);
-			listening_progress(ls, stdout);
-			printf("\n");
-			fflush(stdout);
+			if (sh->stream) {
+				err = build_view(sh, ls, run_id, start, now,
+						 "listening");
+				if (err)
+					return err;
+				dash_view_json(stdout, &sh->view, "interval",
+					       &sh->ev, &sh->since);
+			} else if (!sh->dash_on) {
+				elapsed(sh->say, start, now);
+				listening_progress(ls, sh->say);
+				fprintf(sh->say, "\n");
+				fflush(sh->say);
+			}
 			while (next <= now)
 				next += PROGRESS_NS;
 		}
@@ -121,6 +219,7 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	struct mtg_dev dev = { .fd = -1 };
 	struct netns_cache ns = { 0 };
 	struct listening ls = { 0 };
+	struct show sh = { 0 };
 	struct rec_meta mi = {
 		.command = "listen",
 		.run_id = (uint32_t)o->run_id,
@@ -135,8 +234,12 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 		pr_err("out of memory\n");
 		return EXIT_ERROR;
 	}
-	if (!o->batch && isatty(STDOUT_FILENO)) {
-		pr_err("the interactive dashboard is not available yet; use --batch\n");
+	sh.dash_on = !o->batch && !o->json_stream && isatty(STDOUT_FILENO) &&
+		isatty(STDIN_FILENO);
+	sh.stream = o->json_stream;
+	sh.say = o->json_stream ? stderr : stdout;
+	if (dash_events_open(&sh.ev)) {
+		pr_err("out of memory\n");
 		goto out;
 	}
 	for (i = 0; i < ndevs; i++) {
@@ -158,6 +261,7 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	start = now_tai();
 	if (listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
@@ -169,20 +273,30 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	ls.rx.any_flow = true;
 	if (listening_begin(&ls, &mi))
 		goto err_abandon;
-	printf("listening on %d interface%s for %s", ndevs, ndevs == 1 ? "" : "s",
-	       o->run_id ? "run " : "every run");
+	fprintf(sh.say, "listening on %d interface%s for %s", ndevs,
+		ndevs == 1 ? "" : "s", o->run_id ? "run " : "every run");
 	if (o->run_id)
-		printf("%llu", (unsigned long long)o->run_id);
+		fprintf(sh.say, "%llu", (unsigned long long)o->run_id);
 	if (o->output)
-		printf(", recording %s", o->output);
-	printf(", from %llu (CLOCK_TAI)\n", (unsigned long long)start);
-	fflush(stdout);
+		fprintf(sh.say, ", recording %s", o->output);
+	fprintf(sh.say, ", from %llu (CLOCK_TAI)\n", (unsigned long long)start);
+	fflush(sh.say);
 
-	ret = watch(&ls, start, o->duration);
+	if (sh.dash_on && dash_open(&sh.dash, &sh.ev))
+		sh.dash_on = false;	/* it said why; plain lines instead */
+	ls.rx.events = sh.dash_on || sh.stream ? sh.ev.stream : sh.say;
+	ret = watch(&sh, &ls, (uint32_t)o->run_id, start, o->duration);
 	end = now_tai();
+	if (sh.dash_on) {
+		dash_close(&sh.dash);
+		ls.rx.events = sh.say;
+	}
 	if (listening_end(&ls, end))
 		ret = -EIO;
-	report(&ls);
+	if (sh.stream && !build_view(&sh, &ls, (uint32_t)o->run_id, start, end,
+				     "ended"))
+		dash_view_json(stdout, &sh.view, "end", &sh.ev, &sh.since);
+	report(&ls, sh.say);
 	rc = ret ? EXIT_ERROR : listening_lost_any(&ls) ? EXIT_COUNTED :
 		EXIT_OK;
 	if (o->json) {
@@ -202,6 +316,8 @@ out:
 	mtg_dev_close(&dev);
 	listening_free(&ls);
 	netns_cache_close(&ns);
+	free(sh.view.rows);
+	dash_events_close(&sh.ev);
 	free(want);
 	return rc;
 }

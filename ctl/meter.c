@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Per-flow measurements from receive records (meter.h). */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,6 +136,11 @@ static void owd_add(struct meter *m, const struct mtg_rx_rec *r)
 		return;
 	}
 	d = r->rx_ns - r->tx_ns;
+	/* In arrival order, as RFC 3550 takes its interarrival jitter. */
+	if (m->owd_count)
+		m->jitter_ns += (fabs((double)d - (double)m->last_owd) -
+				 m->jitter_ns) / 16.0;
+	m->last_owd = d;
 	m->owd_count++;
 	m->owd_sum += d;
 	if (d > m->owd_max)
@@ -163,6 +170,12 @@ int meter_add(struct meter *m, const struct mtg_rx_rec *r)
 	if (!m->received || seq >= m->next_exp) {
 		if (m->received)
 			window_advance(m, seq);
+		if (seq > m->next_exp) {	/* next_exp is 0 at first */
+			uint64_t *g = m->gaps[m->ngaps++ % METER_GAPS];
+
+			g[0] = m->next_exp;
+			g[1] = seq - 1;
+		}
 		seen_set(m, seq, true);
 		m->next_exp = seq + 1;
 	} else if (m->next_exp - seq > METER_WINDOW) {
@@ -187,4 +200,28 @@ uint64_t meter_lost(const struct meter *m, int64_t sent)
 	uint64_t expected = sent < 0 ? m->next_exp : (uint64_t)sent;
 
 	return expected > m->received ? expected - m->received : 0;
+}
+
+void meter_gaps(const struct meter *m, char *buf, size_t size)
+{
+	uint64_t k, n = m->ngaps < METER_GAPS ? m->ngaps : METER_GAPS;
+	size_t used = 0;
+	int w;
+
+	if (size)
+		buf[0] = '\0';
+	for (k = 0; k < n && used < size; k++) {
+		const uint64_t *g = m->gaps[(m->ngaps - 1 - k) % METER_GAPS];
+
+		if (g[0] == g[1])
+			w = snprintf(buf + used, size - used, "%s%llu",
+				     k ? "," : "", (unsigned long long)g[0]);
+		else
+			w = snprintf(buf + used, size - used, "%s%llu-%llu",
+				     k ? "," : "", (unsigned long long)g[0],
+				     (unsigned long long)g[1]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
 }

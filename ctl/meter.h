@@ -31,6 +31,7 @@
 #include "hist.h"
 
 #define METER_WINDOW	65536	/* sequence numbers, a power of two */
+#define METER_GAPS	4	/* the latest gaps kept */
 
 struct meter {
 	uint32_t run_id;
@@ -49,6 +50,10 @@ struct meter {
 	uint64_t owd_max;	/* ns */
 	uint64_t owd_negative;	/* received before sent: clocks apart */
 	__u64 owd_hist[HIST_BUCKETS];	/* the module's histogram type */
+	double jitter_ns;	/* RFC 3550 6.4.1: smoothed |change of delay| */
+	uint64_t last_owd;	/* ns, the one before; valid if owd_count */
+	uint64_t gaps[METER_GAPS][2];	/* the latest gaps: first, last seq */
+	uint64_t ngaps;		/* gaps ever opened */
 	uint64_t first_rx_ns;
 	uint64_t last_rx_ns;
 	uint64_t *seen;		/* METER_WINDOW bits: seq mod window */
@@ -73,5 +78,8 @@ int meter_add(struct meter *m, const struct mtg_rx_rec *r);
 
 /* Lost packets: sent - received, or the gaps when sent is unknown (-1). */
 uint64_t meter_lost(const struct meter *m, int64_t sent);
+
+/* The latest gaps, newest first: "812-815,790"; "" if none. */
+void meter_gaps(const struct meter *m, char *buf, size_t size);
 
 #endif /* MTGCTL_METER_H */

@@ -235,6 +235,24 @@ int mtg_dev_tg_kill(struct mtg_dev *d, uint32_t tg_id)
 	return ioctl(d->fd, MTG_IOC_TG_KILL, &tg_id) ? -errno : 0;
 }
 
+int mtg_dev_tg_suspend(struct mtg_dev *d, uint32_t tg_id)
+{
+	return ioctl(d->fd, MTG_IOC_TG_SUSPEND, &tg_id) ? -errno : 0;
+}
+
+int mtg_dev_tg_resume(struct mtg_dev *d, uint32_t tg_id)
+{
+	return ioctl(d->fd, MTG_IOC_TG_RESUME, &tg_id) ? -errno : 0;
+}
+
+int mtg_dev_tg_set_rate(struct mtg_dev *d, uint32_t tg_id, uint32_t num,
+			uint32_t den)
+{
+	struct mtg_tg_rate r = { .tg_id = tg_id, .num = num, .den = den };
+
+	return ioctl(d->fd, MTG_IOC_TG_SET_RATE, &r) ? -errno : 0;
+}
+
 int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,
 		     struct mtg_tg_stats *st)
 {

@@ -74,6 +74,11 @@ static inline const void *mtg_ring_record(const struct mtg_ring_reader *r,
 void mtg_ring_release(struct mtg_ring_reader *r, uint64_t n);
 int mtg_dev_tg_start(struct mtg_dev *d, struct mtg_tg_start *start);
 int mtg_dev_tg_kill(struct mtg_dev *d, uint32_t tg_id);
+int mtg_dev_tg_suspend(struct mtg_dev *d, uint32_t tg_id);
+int mtg_dev_tg_resume(struct mtg_dev *d, uint32_t tg_id);
+/* Throughput times num / den of the timetable's (each 1 .. 65536). */
+int mtg_dev_tg_set_rate(struct mtg_dev *d, uint32_t tg_id, uint32_t num,
+			uint32_t den);
 int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,
 		     struct mtg_tg_stats *st);
 /* The session's counters from the status page (seqcount read). */

@@ -78,7 +78,9 @@ static const struct run_opts run_defaults = {
 
 static const struct prog_option run_options[] = {
 	DEFINE_OPTION("batch", OPT_BOOL, struct run_opts, batch,
-		      .help = "plain progress lines, no dashboard (implied when stdout is not a terminal)"),
+		      .help = "plain progress lines, no dashboard (implied when stdin or stdout is not a terminal)"),
+	DEFINE_OPTION("json-stream", OPT_BOOL, struct run_opts, json_stream,
+		      .help = "a JSON object a second on stdout (and one at the end); other lines go to stderr"),
 	DEFINE_OPTION("output", OPT_STRING, struct run_opts, output,
 		      .short_name = 'o', .metavar = "RECORDING",
 		      .help = "record what comes back on the IDF's 'listen' interfaces there (overrides 'out')"),
@@ -110,7 +112,9 @@ static const struct listen_opts listen_defaults = {
 
 static const struct prog_option listen_options[] = {
 	DEFINE_OPTION("batch", OPT_BOOL, struct listen_opts, batch,
-		      .help = "plain progress lines (implied when stdout is not a terminal)"),
+		      .help = "plain progress lines, no dashboard (implied when stdin or stdout is not a terminal)"),
+	DEFINE_OPTION("json-stream", OPT_BOOL, struct listen_opts, json_stream,
+		      .help = "a JSON object a second on stdout (and one at the end); other lines go to stderr"),
 	DEFINE_OPTION("output", OPT_STRING, struct listen_opts, output,
 		      .short_name = 'o', .metavar = "RECORDING",
 		      .help = "record what is received there"),
@@ -173,6 +177,22 @@ static int run_table(int nargs, char **args, const void *opts)
 	return cmd_table(args[0], opts);
 }
 
+static const struct replay_opts replay_defaults = { .play = false };
+
+static const struct prog_option replay_options[] = {
+	DEFINE_OPTION("play", OPT_BOOL, struct replay_opts, play,
+		      .help = "advance at the recorded pace (else: n next, b back)"),
+	END_OPTIONS
+};
+
+static int run_replay(int nargs, char **args, const void *opts)
+{
+	const struct replay_opts *o = opts;
+
+	(void)nargs;
+	return cmd_replay(args[0], o->play);
+}
+
 static int run_listen(int nargs, char **args, const void *opts)
 {
 	return cmd_listen(nargs, args, opts);
@@ -183,11 +203,11 @@ static const struct command commands[] = {
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
 	  check_options, &check_defaults, sizeof(struct check_opts), "FILE",
 	  1, 1, run_check },
-	{ "run", "FILE.idf --batch [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--device PATH]",
-	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM; record\n        what comes back on the interfaces FILE's 'listen' names.",
+	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--device PATH]",
+	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM; record\n        what comes back on the interfaces FILE's 'listen' names. On a\n        terminal, a live dashboard shows and controls every TG.",
 	  run_options, &run_defaults, sizeof(struct run_opts), "FILE", 1, 1,
 	  run_run },
-	{ "listen", "DEV[@NETNS]... [-o RECORDING [--force]] [--json SUMMARY.json] [--run-id N] [--duration TIME] [--passthrough] [--ring RECORDS] [--device PATH]",
+	{ "listen", "DEV[@NETNS]... [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--run-id N] [--duration TIME] [--passthrough] [--ring RECORDS] [--device PATH]",
 	  "Receive only: record the MTG packets arriving on the interfaces DEV\n        (in namespace NETNS) until SIGINT/SIGTERM or --duration.",
 	  listen_options, &listen_defaults, sizeof(struct listen_opts), "DEV",
 	  1, -1, run_listen },
@@ -199,6 +219,10 @@ static const struct command commands[] = {
 	  "Check a recording and show what it holds, per flow.",
 	  info_options, &info_defaults, sizeof(struct info_opts), "FILE", 1, 1,
 	  run_info },
+	{ "replay", "STREAM.jsonl [--play]",
+	  "Show what 'run --json-stream' or 'listen --json-stream' printed in the\n        dashboard, frame by frame (keys are shown, not carried out).",
+	  replay_options, &replay_defaults, sizeof(struct replay_opts), "FILE",
+	  1, 1, run_replay },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -240,7 +264,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info }\n");
+		"COMMAND := { check | table | run | listen | info | replay }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -257,10 +281,13 @@ static void usage(FILE *out)
 		"  mtgctl check examples/demo.idf\n"
 		"  mtgctl check examples/demo.idf --json | jq '.tgs[0].table.len'\n"
 		"  mtgctl table examples/demo.idf --count 10\n"
+		"  sudo mtgctl run examples/demo.idf\n"
 		"  sudo mtgctl run examples/demo.idf --batch --json demo.json\n"
 		"  sudo mtgctl run examples/demo.idf --batch -o demo.rec --json demo.json\n"
 		"  sudo mtgctl listen eth1 -o received.rec --duration 60\n"
-		"  mtgctl info demo.rec\n");
+		"  mtgctl info demo.rec\n"
+		"  sudo mtgctl run examples/demo.idf --json-stream > demo.jsonl\n"
+		"  mtgctl replay demo.jsonl\n");
 }
 
 /*
@@ -371,6 +398,7 @@ int main(int argc, char **argv)
 		struct listen_opts listen;
 		struct info_opts info;
 		struct table_opts table;
+		struct replay_opts replay;
 	} opts;
 	int first;
 
@@ -388,7 +416,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

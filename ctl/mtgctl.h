@@ -26,6 +26,7 @@ struct check_opts {
 
 struct run_opts {
 	bool batch;		/* plain progress lines, no dashboard */
+	bool json_stream;	/* a JSON line a second on stdout */
 	const char *output;	/* recording file, or NULL (the IDF's `out`) */
 	bool force;		/* replace an existing recording */
 	const char *json;	/* summary file, or NULL */
@@ -37,6 +38,7 @@ struct run_opts {
 
 struct listen_opts {
 	bool batch;
+	bool json_stream;
 	const char *output;
 	bool force;
 	const char *json;
@@ -51,6 +53,10 @@ struct info_opts {
 	bool json;
 };
 
+struct replay_opts {
+	bool play;		/* advance at the recorded pace */
+};
+
 struct table_opts {
 	uint64_t tg;		/* 0: every TG */
 	uint64_t count;		/* departures; 0: one pass of the table */
@@ -62,5 +68,6 @@ int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
 int cmd_run(const char *file, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
+int cmd_replay(const char *file, bool play);
 
 #endif /* MTGCTL_H */

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "../kmod/uapi/mtg_netlink.h"
+#include "dash.h"
 #include "iface.h"
 #include "json.h"
 #include "module.h"
@@ -461,6 +462,26 @@ void listening_progress(const struct listening *ls, FILE *out)
 		fprintf(out, "; %s: %llu records", ls->out,
 			(unsigned long long)(ls->rec.written +
 					     ls->rec.len / sizeof(struct mtg_rx_rec)));
+}
+
+void listening_view(const struct listening *ls, struct dash_view *v)
+{
+	struct mtg_rx_stats st;
+	int64_t fill;
+
+	shm_rx_stats(ls->rx.dev, &st);
+	fill = mtg_ring_ready(&ls->rx.dev->data);
+	v->listening = true;
+	v->ring_fill = fill > 0 ? (uint64_t)fill : 0;
+	v->ring_size = ls->rx.dev->data.nr;
+	v->ring_drops = st.ring_drops;
+	v->ctrl_drops = st.ctrl_drops;
+	v->rx_records = ls->rx.records;
+	v->hdr_corrupt = ls->rx.hdr_corrupt;
+	v->recording = ls->out;
+	v->recorded = ls->rec.written + ls->rec.len / sizeof(struct mtg_rx_rec);
+	v->recording_bytes = ls->recording || ls->out ? ls->rec.header_bytes +
+		v->recorded * sizeof(struct mtg_rx_rec) : 0;
 }
 
 int listening_end(struct listening *ls, uint64_t end_ns)

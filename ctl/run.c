@@ -8,6 +8,7 @@
  * the drain time has passed (or a signal came), and report: progress
  * lines, a final table, the recording, the JSON summary.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dash.h"
 #include "idf.h"
 #include "iface.h"
 #include "module.h"
@@ -47,6 +49,8 @@ struct run_tg {
 	struct mtg_tg_stats st;		/* the last counters read */
 	struct meter *m;		/* what came back; NULL: not listening */
 	bool started;
+	double req_pps, req_bps;	/* the timetable's means */
+	double rate_factor;		/* throughput changed from the keyboard */
 };
 
 struct run {
@@ -64,6 +68,15 @@ struct run {
 	uint64_t tai_offset;		/* CLOCK_TAI - CLOCK_REALTIME, ns */
 	uint64_t end;
 	uint64_t table_bytes;
+	FILE *say;			/* human lines: stdout, or stderr when
+					 * stdout carries --json-stream */
+	bool dash_on;			/* the curses dashboard */
+	struct dash dash;
+	struct dash_events ev;		/* dashboard and stream */
+	struct dash_view view;
+	uint64_t ev_since;		/* events already streamed */
+	unsigned int quits;		/* 'q' pressed */
+	const char *phase;
 };
 
 /* `time user` TGs wait for the operator's SIGUSR1, at least this long ahead. */
@@ -146,6 +159,22 @@ static int assign_cpus(struct run *r)
 	return 0;
 }
 
+/* The timetable's mean rate and length, for the dashboard's "req" column. */
+static void tg_requested(struct run_tg *t)
+{
+	double len = 0;
+	size_t k;
+
+	for (k = 0; k < t->tt.len; k++)
+		len += t->tt.entries[k].len;
+	if (t->tt.len)
+		len /= (double)t->tt.len;
+	t->req_pps = t->tt.mean_num ?
+		1e9 * (double)t->tt.mean_den / (double)t->tt.mean_num : 0;
+	t->req_bps = 8.0 * len * t->req_pps;
+	t->rate_factor = 1.0;
+}
+
 /* Everything that needs neither the module nor time: tables, interfaces. */
 static int prepare(struct run *r)
 {
@@ -167,6 +196,7 @@ static int prepare(struct run *r)
 			pr_err("%s: TG %u: %s\n", r->file, t->tg->id, err);
 			return -EINVAL;
 		}
+		tg_requested(t);
 		t->table_offset = r->table_bytes;
 		r->table_bytes += (t->tt.len * sizeof(struct mtg_tt_entry) +
 				   TABLE_ALIGN - 1) & ~(uint64_t)(TABLE_ALIGN - 1);
@@ -338,6 +368,44 @@ static void kill_all(struct run *r)
 	}
 }
 
+/* Start one TG; says why not. */
+static int start_tg(struct run *r, struct run_tg *t)
+{
+	const char *hint;
+	int err;
+
+	fill_start(r, t);
+	if (t->tg->time == IDF_TIME_ABSOLUTE &&
+	    t->start.start_ns <= now_tai()) {
+		pr_err("TG %u (%s): its start time has passed\n",
+		       t->tg->id, where(r, t->tg));
+		return -ETIME;
+	}
+	/*
+	 * The module's timers count signed nanoseconds (to 2262); a
+	 * relative start below T0 wrapped round.
+	 */
+	if ((t->tg->time == IDF_TIME_RELATIVE &&
+	     t->start.start_ns < r->t0) || t->start.start_ns > INT64_MAX ||
+	    t->start.stop_ns > INT64_MAX ||
+	    (t->tg->duration && t->start.stop_ns < t->start.start_ns)) {
+		pr_err("TG %u (%s): its start or end is beyond 2262 (time overflows)\n",
+		       t->tg->id, where(r, t->tg));
+		return -EOVERFLOW;
+	}
+	err = mtg_dev_tg_start(&r->dev, &t->start);
+	if (err) {
+		hint = mtg_tg_start_hint(-err);
+		pr_err("cannot start TG %u (%s): %s%s%s\n", t->tg->id,
+		       where(r, t->tg), strerror(-err),
+		       hint ? ": " : "", hint ? hint : "");
+		return err;
+	}
+	t->started = true;
+	t->st.state = MTG_TG_RUNNING;
+	return 0;
+}
+
 /*
  * Start the TGs (with user, only those that wait for the operator, else
  * every other one); on an error, kill the ones started.
@@ -349,47 +417,16 @@ static int start_all(struct run *r, bool user)
 
 	for (i = 0; i < r->ntgs; i++) {
 		struct run_tg *t = &r->tgs[i];
-		const char *hint;
 
 		if ((t->tg->time == IDF_TIME_USER) != user || t->started)
 			continue;
-		fill_start(r, t);
-		if (t->tg->time == IDF_TIME_ABSOLUTE &&
-		    t->start.start_ns <= now_tai()) {
-			pr_err("TG %u (%s): its start time has passed\n",
-			       t->tg->id, where(r, t->tg));
-			err = -ETIME;
-			goto err_kill;
-		}
-		/*
-		 * The module's timers count signed nanoseconds (to 2262); a
-		 * relative start below T0 wrapped round.
-		 */
-		if ((t->tg->time == IDF_TIME_RELATIVE &&
-		     t->start.start_ns < r->t0) || t->start.start_ns > INT64_MAX ||
-		    t->start.stop_ns > INT64_MAX ||
-		    (t->tg->duration && t->start.stop_ns < t->start.start_ns)) {
-			pr_err("TG %u (%s): its start or end is beyond 2262 (time overflows)\n",
-			       t->tg->id, where(r, t->tg));
-			err = -EOVERFLOW;
-			goto err_kill;
-		}
-		err = mtg_dev_tg_start(&r->dev, &t->start);
+		err = start_tg(r, t);
 		if (err) {
-			hint = mtg_tg_start_hint(-err);
-			pr_err("cannot start TG %u (%s): %s%s%s\n", t->tg->id,
-			       where(r, t->tg), strerror(-err),
-			       hint ? ": " : "", hint ? hint : "");
-			goto err_kill;
+			kill_all(r);
+			return err;
 		}
-		t->started = true;
-		t->st.state = MTG_TG_RUNNING;
 	}
 	return 0;
-
-err_kill:
-	kill_all(r);
-	return err;
 }
 
 /* `time user` TGs: say how the operator starts them. */
@@ -397,15 +434,20 @@ static void announce_waiting(const struct run *r)
 {
 	size_t i, n = 0;
 
+	FILE *f = r->dash_on ? r->ev.stream : r->say;
+
 	for (i = 0; i < r->ntgs; i++)
 		if (!r->tgs[i].started) {
-			printf("TG %u (%s) waits for the operator\n",
-			       r->tgs[i].tg->id, where(r, r->tgs[i].tg));
+			fprintf(f, "TG %u (%s) waits for the operator\n",
+				r->tgs[i].tg->id, where(r, r->tgs[i].tg));
 			n++;
 		}
-	if (n)
-		printf("start them with 'kill -USR1 %d'\n", (int)getpid());
-	fflush(stdout);
+	if (n && r->dash_on)
+		fprintf(f, "start them with 's' (the selected) or 'u' (all), or 'kill -USR1 %d'\n",
+			(int)getpid());
+	else if (n)
+		fprintf(f, "start them with 'kill -USR1 %d'\n", (int)getpid());
+	fflush(f);
 }
 
 /*
@@ -493,6 +535,196 @@ static void progress(const struct run *r, uint64_t now)
 	fflush(stdout);
 }
 
+static const char *row_state(const struct run_tg *t, uint64_t now)
+{
+	if (!t->started)
+		return "waiting";
+	switch (t->st.state) {
+	case MTG_TG_RUNNING:
+		return now < t->start.start_ns ? "waiting" : "running";
+	case MTG_TG_SUSPENDED:
+		return "suspended";
+	case MTG_TG_FINISHED:
+		return "done";
+	case MTG_TG_KILLED:
+		return "killed";
+	default:
+		return "error";
+	}
+}
+
+static void row_dst(const struct run_tg *t, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+	int family = t->dst.family ? t->dst.family : t->tg->dst.family;
+
+	inet_ntop(family, t->dst.addr, a, sizeof(a));
+	snprintf(buf, size, family == AF_INET6 ? "[%s]:%u" : "%s:%u", a,
+		 t->tg->dst.port);
+}
+
+/*
+ * The live view: every TG's row, the totals, the receiving side. final:
+ * everything has been received that will be, so lost counts against sent
+ * (as the summary does); before, only the gaps so far.
+ */
+static int build_view(struct run *r, uint64_t now, bool final)
+{
+	struct dash_view *v = &r->view;
+	uint64_t late = 0, last_end = 0;
+	bool known = true;
+	size_t i;
+
+	if (!v->rows) {
+		v->rows = calloc(r->ntgs ? r->ntgs : 1, sizeof(*v->rows));
+		if (!v->rows)
+			return -ENOMEM;
+		v->nrows = r->ntgs;
+	}
+	v->command = "run";
+	v->file = r->file;
+	v->run_id = r->run_id;
+	v->time_ns = now;
+	v->elapsed_ns = now > r->t0 ? now - r->t0 : 0;
+	v->phase = r->phase;
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+		struct dash_row *row = &v->rows[i];
+		struct hist_summary l;
+
+		row->id = t->tg->id;
+		row->run_id = r->run_id;
+		snprintf(row->model, sizeof(row->model), "%s",
+			 idf_dist_name(t->tg->dist));
+		row_dst(t, row->dst, sizeof(row->dst));
+		snprintf(row->state, sizeof(row->state), "%s",
+			 row_state(t, now));
+		row->has_tx = true;
+		row->rate_factor = t->rate_factor;
+		row->req_pps = t->req_pps * t->rate_factor;
+		row->req_bps = t->req_bps * t->rate_factor;
+		row->sent = t->st.sent;
+		row->bytes = t->st.bytes;
+		dash_row_rate(row, now, t->st.sent, t->st.bytes);
+		if (t->m)
+			dash_row_meter(row, t->m, final ? (int64_t)t->st.sent : -1,
+				       t->tg->nowb);
+		lateness_from_stats(&t->st, &l);
+		row->late_valid = l.valid;
+		row->late_p99_ns = l.p99;
+		late += t->st.late_packets;
+		/* Time left: known while every live TG has an end time. */
+		if (t->started && mtg_tg_ended(t->st.state))
+			continue;
+		if (!t->started || !t->start.stop_ns)
+			known = false;
+		else if (t->start.stop_ns > last_end)
+			last_end = t->start.stop_ns;
+	}
+	v->totals.late_packets = late;
+	dash_view_total(v);
+	v->remaining_known = known;
+	v->remaining_ns = known && last_end > now ? last_end - now : 0;
+	if (r->listening)
+		listening_view(&r->ls, v);
+	return 0;
+}
+
+static struct run_tg *tg_by_id(struct run *r, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++)
+		if (r->tgs[i].tg->id == id)
+			return &r->tgs[i];
+	return NULL;
+}
+
+/* What a key asked for; what came of it goes to the event pane. */
+static void carry_out(struct run *r, const struct dash_action *a)
+{
+	struct run_tg *t = tg_by_id(r, a->tg_id);
+	FILE *f = r->ev.stream;
+	uint32_t num, den;
+	int err = 0;
+
+	switch (a->act) {
+	case DASH_QUIT:
+		r->quits++;
+		fprintf(f, "quit: every TG killed, finishing%s\n",
+			r->listening ? " the recording" : "");
+		break;
+	case DASH_START_USER:
+		err = start_all(r, true);
+		fprintf(f, err ? "the TGs waiting for the operator could not start\n" :
+			"the TGs waiting for the operator started\n");
+		err = 0;
+		break;
+	case DASH_START:
+		if (!t)
+			break;
+		if (t->started)
+			fprintf(f, "TG %u has started already\n", t->tg->id);
+		else if (start_tg(r, t) == 0)
+			fprintf(f, "TG %u started\n", t->tg->id);
+		break;
+	case DASH_KILL:
+		if (t && !(err = mtg_dev_tg_kill(&r->dev, t->tg->id)))
+			fprintf(f, "TG %u killed\n", t->tg->id);
+		break;
+	case DASH_SUSPEND:
+		if (t && !(err = mtg_dev_tg_suspend(&r->dev, t->tg->id)))
+			fprintf(f, "TG %u suspended\n", t->tg->id);
+		break;
+	case DASH_RESUME:
+		if (t && !(err = mtg_dev_tg_resume(&r->dev, t->tg->id)))
+			fprintf(f, "TG %u resumed\n", t->tg->id);
+		break;
+	case DASH_RATE:
+		if (!t)
+			break;
+		/* factors are powers of two: exact as a fraction */
+		num = a->factor >= 1 ? (uint32_t)a->factor : 1;
+		den = a->factor >= 1 ? 1 : (uint32_t)(1.0 / a->factor);
+		err = mtg_dev_tg_set_rate(&r->dev, t->tg->id, num, den);
+		if (!err) {
+			t->rate_factor = a->factor;
+			fprintf(f, "TG %u: throughput x%g of the requested\n",
+				t->tg->id, a->factor);
+		}
+		break;
+	default:
+		break;
+	}
+	if (err && t && (a->act == DASH_KILL || a->act == DASH_SUSPEND ||
+			 a->act == DASH_RESUME || a->act == DASH_RATE))
+		fprintf(f, "TG %u: %s refused: %s%s\n", t->tg->id,
+			a->act == DASH_KILL ? "kill" :
+			a->act == DASH_SUSPEND ? "suspend" :
+			a->act == DASH_RESUME ? "resume" : "throughput change",
+			strerror(-err), t->started ? "" : " (it has not started)");
+	fflush(f);
+}
+
+/* The dashboard's turn in the loop: keys, then a frame at a bounded rate. */
+static void dash_turn(struct run *r, uint64_t now, uint64_t *next_draw)
+{
+	struct dash_action a;
+	bool redraw;
+
+	dash_pump_stderr(&r->ev);
+	a = dash_keys(&r->dash, &r->ev, &redraw);
+	if (a.act != DASH_NONE) {
+		carry_out(r, &a);
+		redraw = true;
+	}
+	if (now >= *next_draw || redraw) {
+		if (!build_view(r, now, false))
+			dash_draw(&r->dash, &r->view, &r->ev);
+		*next_draw = now + DASH_REDRAW_NS;
+	}
+}
+
 /*
  * Poll until every TG has ended and, when listening, the drain time has
  * passed; a signal kills the TGs (and is drained like an end), a second
@@ -502,6 +734,7 @@ static int watch(struct run *r)
 {
 	struct timespec poll = { 0, POLL_NS };
 	uint64_t next = r->t0 + PROGRESS_NS, next_stats = 0, drain_end = 0;
+	uint64_t next_draw = 0;
 	uint64_t now;
 	bool killed = false, ended = false;
 	int64_t got = 0;
@@ -523,14 +756,17 @@ static int watch(struct run *r)
 			ret = start_all(r, true);
 			if (ret < 0)
 				return ret;
-			printf("SIGUSR1: the TGs waiting for the operator started\n");
-			fflush(stdout);
+			fprintf(r->dash_on ? r->ev.stream : r->say,
+				"SIGUSR1: the TGs waiting for the operator started\n");
+			fflush(r->dash_on ? r->ev.stream : r->say);
 		}
-		if ((stop_signal || r->ls.write_failed) && !killed) {
+		if ((stop_signal || r->quits || r->ls.write_failed) && !killed) {
 			kill_all(r);
 			killed = true;
 			next_stats = 0;
 		}
+		r->phase = now < r->t0 ? "starting" : ended ? "draining" :
+			killed ? "stopping" : "running";
 		if (now >= next_stats) {
 			ret = poll_all(r);
 			if (ret < 0)
@@ -543,22 +779,34 @@ static int watch(struct run *r)
 			next_stats = now + POLL_NS;
 		}
 		/* What is left in the ring, listening_end() takes. */
-		if (ended && (now >= drain_end || signals > 1 ||
+		if (ended && (now >= drain_end || signals + r->quits > 1 ||
 			      r->ls.write_failed))
 			return 0;
+		if (r->dash_on)
+			dash_turn(r, now, &next_draw);
 		if (now >= next) {
-			progress(r, now);
+			if (r->o->json_stream) {
+				ret = build_view(r, now, false);
+				if (ret)
+					return ret;
+				dash_view_json(stdout, &r->view, "interval",
+					       &r->ev, &r->ev_since);
+			} else if (!r->dash_on) {
+				progress(r, now);
+			}
 			while (next <= now)
 				next += PROGRESS_NS;
 		}
 		if (r->listening)
 			listening_wait(&r->ls, got);
+		else if (r->dash_on)
+			dash_wait((int)(POLL_NS / 1000000));
 		else
 			nanosleep(&poll, NULL);
 	}
 }
 
-static void report(const struct run *r)
+static void report(const struct run *r, FILE *f)
 {
 	struct hist_summary l;
 	size_t i;
@@ -569,27 +817,27 @@ static void report(const struct run *r)
 		const char *error = mtg_tg_error_name(st->error);
 
 		lateness_from_stats(st, &l);
-		printf("tg %u: %s%s%s, %llu sent (%llu bytes), %llu tx_errors",
-		       r->tgs[i].tg->id,
-		       mtg_tg_state_name(st->state), error ? " " : "",
-		       error ? error : "", st->sent, st->bytes, st->tx_errors);
+		fprintf(f, "tg %u: %s%s%s, %llu sent (%llu bytes), %llu tx_errors",
+			r->tgs[i].tg->id,
+			mtg_tg_state_name(st->state), error ? " " : "",
+			error ? error : "", st->sent, st->bytes, st->tx_errors);
 		if (st->bad_entries || st->underruns || st->skipped_late)
-			printf(", %llu bad_entries, %llu underruns, %llu skipped_late",
-			       st->bad_entries, st->underruns,
-			       st->skipped_late);
+			fprintf(f, ", %llu bad_entries, %llu underruns, %llu skipped_late",
+				st->bad_entries, st->underruns,
+				st->skipped_late);
 		if (l.valid)
-			printf(", lateness p50 %llu p99 %llu max %llu ns",
-			       (unsigned long long)l.p50,
-			       (unsigned long long)l.p99,
-			       (unsigned long long)l.max);
+			fprintf(f, ", lateness p50 %llu p99 %llu max %llu ns",
+				(unsigned long long)l.p50,
+				(unsigned long long)l.p99,
+				(unsigned long long)l.max);
 		if (m) {
-			printf("; ");
-			meter_print(stdout, m, (int64_t)st->sent);
+			fprintf(f, "; ");
+			meter_print(f, m, (int64_t)st->sent);
 		}
-		printf("\n");
+		fprintf(f, "\n");
 	}
 	if (r->listening)
-		listening_report(&r->ls, stdout);
+		listening_report(&r->ls, f);
 }
 
 static int write_summary(const struct run *r)
@@ -602,7 +850,7 @@ static int write_summary(const struct run *r)
 		.run_id = r->run_id,
 		.start_ns = r->t0,
 		.end_ns = r->end,
-		.interrupted = stop_signal != 0,
+		.interrupted = stop_signal != 0 || r->quits,
 		.tgs = tgs,
 		.ntgs = r->ntgs,
 		.rx = r->listening ? &rx : NULL,
@@ -668,6 +916,8 @@ static void cleanup(struct run *r)
 		tt_free(&r->tgs[i].tt);
 	listening_free(&r->ls);
 	netns_cache_close(&r->ns);
+	free(r->view.rows);
+	dash_events_close(&r->ev);
 	free(r->tgs);
 	idf_free(&r->f);
 }
@@ -697,6 +947,9 @@ static int listen_all(struct run *r)
 			       r->t0);
 	if (err)
 		return err;
+	/* The dashboard shows them in its pane, the stream in its lines. */
+	r->ls.rx.events = r->dash_on || r->o->json_stream ? r->ev.stream :
+		r->say;
 	for (i = 0; i < r->ntgs; i++) {
 		r->tgs[i].m = meter_find(&r->ls.rx.meters, r->run_id,
 					 r->tgs[i].tg->id, true, &oom);
@@ -731,8 +984,13 @@ int cmd_run(const char *file, const struct run_opts *o)
 	const char *out;
 	int ret, rc = EXIT_ERROR;
 
-	if (!o->batch && isatty(STDOUT_FILENO)) {
-		pr_err("the interactive dashboard is not available yet; use --batch\n");
+	/* Keys need a terminal too. */
+	r.dash_on = !o->batch && !o->json_stream && isatty(STDOUT_FILENO) &&
+		isatty(STDIN_FILENO);
+	r.say = o->json_stream ? stderr : stdout;
+	r.phase = "starting";
+	if (dash_events_open(&r.ev)) {
+		pr_err("out of memory\n");
 		return EXIT_ERROR;
 	}
 	ret = idf_load(&r.f, file);
@@ -767,6 +1025,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_user;
 	sigaction(SIGUSR1, &sa, NULL);
 
@@ -775,19 +1034,30 @@ int cmd_run(const char *file, const struct run_opts *o)
 	r.tai_offset = tai_offset();
 	if (r.listening && listen_all(&r))
 		goto err_abandon;
-	printf("run_id %u: %zu TG%s from %s, T0 %llu (CLOCK_TAI), in %llu ms\n",
-	       r.run_id, r.ntgs, r.ntgs == 1 ? "" : "s", file,
-	       (unsigned long long)r.t0,
-	       (unsigned long long)o->start_delay / 1000000);
-	fflush(stdout);
+	fprintf(r.say, "run_id %u: %zu TG%s from %s, T0 %llu (CLOCK_TAI), in %llu ms\n",
+		r.run_id, r.ntgs, r.ntgs == 1 ? "" : "s", file,
+		(unsigned long long)r.t0,
+		(unsigned long long)o->start_delay / 1000000);
+	fflush(r.say);
 	if (start_all(&r, false))
 		goto err_abandon;
+	if (r.dash_on && dash_open(&r.dash, &r.ev))
+		r.dash_on = false;	/* it said why; plain lines instead */
+	if (!r.dash_on)
+		r.ls.rx.events = o->json_stream ? r.ev.stream : r.say;
 	announce_waiting(&r);
 	ret = watch(&r);
 	r.end = now_tai();
+	if (r.dash_on) {
+		dash_close(&r.dash);	/* its messages reach the terminal now */
+		r.dash_on = false;
+		r.ls.rx.events = r.say;
+	}
 	if (r.listening && listening_end(&r.ls, r.end))
 		ret = -EIO;
-	report(&r);
+	if (o->json_stream && !build_view(&r, r.end, true))
+		dash_view_json(stdout, &r.view, "end", &r.ev, &r.ev_since);
+	report(&r, r.say);
 	rc = ret ? EXIT_ERROR : outcome(&r);
 	if (o->json) {
 		ret = write_summary(&r);
@@ -798,9 +1068,12 @@ int cmd_run(const char *file, const struct run_opts *o)
 		}
 	}
 	if (stop_signal) {
-		printf("interrupted by %s: every TG killed\n",
-		       stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+		fprintf(r.say, "interrupted by %s: every TG killed\n",
+			stop_signal == SIGINT ? "SIGINT" :
+			stop_signal == SIGTERM ? "SIGTERM" : "SIGHUP");
 		rc = EXIT_SIGNAL + stop_signal;
+	} else if (r.quits) {
+		fprintf(r.say, "quit from the dashboard: every TG killed\n");
 	}
 	goto out;
 
