@@ -22,6 +22,7 @@
 #define DASH_EVENT_LEN	160
 #define DASH_REDRAW_NS	200000000ULL	/* at most 5 frames a second */
 #define DASH_RATE_NS	1000000000ULL	/* rates over the last second */
+#define DASH_KEYS_NS	20000000ULL	/* keys looked at 50 times a second */
 
 struct dash_row {
 	uint32_t id;

@@ -33,6 +33,7 @@ struct show {
 	size_t cap;		/* rows allocated */
 	uint64_t since;		/* events streamed */
 	unsigned int quits;
+	uint64_t next_keys;	/* CLOCK_TAI: the next look at the keys */
 };
 
 static void on_signal(int sig)
@@ -160,6 +161,9 @@ static void dash_turn(struct show *sh, struct listening *ls, uint32_t run_id,
 	struct dash_action a;
 	bool redraw;
 
+	if (now < sh->next_keys && now < *next_draw)
+		return;
+	sh->next_keys = now + DASH_KEYS_NS;
 	dash_pump_stderr(&sh->ev);
 	a = dash_keys(&sh->dash, &sh->ev, &redraw);
 	if (a.act == DASH_QUIT)
