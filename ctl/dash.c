@@ -304,36 +304,40 @@ void dash_view_total(struct dash_view *v)
 			t->tx_pps += r->pps;
 			t->tx_bps += r->bps;
 		}
+		t->rx_pps += r->rx_pps;
+		t->rx_bps += r->rx_bps;
 	}
 }
 
-void dash_row_rate(struct dash_row *r, uint64_t now, uint64_t packets,
-		   uint64_t bytes)
+void dash_rate(uint64_t now, uint64_t packets, uint64_t bytes,
+	       uint64_t mark[3], double *pps, double *bps)
 {
 	double dt;
 
-	if (!r->mark_ns || packets < r->mark_packets) {
-		r->mark_ns = now;
-		r->mark_packets = packets;
-		r->mark_bytes = bytes;
+	if (!mark[0] || packets < mark[1]) {
+		mark[0] = now;
+		mark[1] = packets;
+		mark[2] = bytes;
 		return;
 	}
-	if (now < r->mark_ns + DASH_RATE_NS)
+	if (now < mark[0] + DASH_RATE_NS)
 		return;
-	dt = (double)(now - r->mark_ns) / 1e9;
-	r->pps = (double)(packets - r->mark_packets) / dt;
-	r->bps = 8.0 * (double)(bytes - r->mark_bytes) / dt;
-	r->mark_ns = now;
-	r->mark_packets = packets;
-	r->mark_bytes = bytes;
+	dt = (double)(now - mark[0]) / 1e9;
+	*pps = (double)(packets - mark[1]) / dt;
+	*bps = 8.0 * (double)(bytes - mark[2]) / dt;
+	mark[0] = now;
+	mark[1] = packets;
+	mark[2] = bytes;
 }
 
-void dash_row_meter(struct dash_row *r, const struct meter *m, int64_t sent,
-		    uint64_t nowb)
+void dash_row_meter(struct dash_row *r, const struct meter *m, uint64_t now,
+		    int64_t sent, uint64_t nowb)
 {
 	uint64_t errors, bits;
 
 	r->has_rx = true;
+	dash_rate(now, m->received, m->bytes, r->rx_mark, &r->rx_pps,
+		  &r->rx_bps);
 	r->received = m->received;
 	r->lost = meter_lost(m, sent);
 	r->duplicates = m->duplicates;
@@ -375,6 +379,7 @@ FMT(model) { snprintf(b, n, "%s", r->model); }
 FMT(dst) { snprintf(b, n, "%s", r->dst); }
 FMT(state) { snprintf(b, n, "%s", r->state); }
 FMT(req) { r->has_tx ? (void)dash_si(b, n, r->req_pps) : (void)snprintf(b, n, "-"); }
+FMT(reqbps) { r->has_tx ? (void)dash_si(b, n, r->req_bps) : (void)snprintf(b, n, "-"); }
 FMT(pps) { dash_si(b, n, r->pps); }
 FMT(bps) { dash_si(b, n, r->bps); }
 FMT(sent) { r->has_tx ? (void)dash_si(b, n, (double)r->sent) : (void)snprintf(b, n, "-"); }
@@ -400,8 +405,9 @@ static const struct column columns[] = {
 	{ "destination", 22, 13, true, fmt_dst },
 	{ "state", 9, 1, true, fmt_state },
 	{ "req/s", 7, 6, false, fmt_req },
+	{ "reqb/s", 7, 16, false, fmt_reqbps },
 	{ "pkt/s", 7, 2, false, fmt_pps },
-	{ "bit/s", 7, 8, false, fmt_bps },
+	{ "b/s", 7, 8, false, fmt_bps },
 	{ "sent", 7, 3, false, fmt_sent },
 	{ "rcvd", 7, 4, false, fmt_rcvd },
 	{ "lost", 6, 5, false, fmt_lost },
@@ -423,7 +429,7 @@ static size_t pick_columns(int width, const struct column **out)
 	int used = 0, p;
 	size_t i, n = 0;
 
-	for (p = 0; p < 16; p++)
+	for (p = 0; p <= 16; p++)
 		for (i = 0; i < NCOLUMNS; i++)
 			if (columns[i].priority == p &&
 			    used + columns[i].width + 1 <= width) {
@@ -590,12 +596,17 @@ static void draw_header(const struct dash *d, const struct dash_view *v,
 	attroff(A_BOLD);
 	if (lines < 2)
 		return;
-	snprintf(line, sizeof(line),
-		 "sent %s (%s/s %sb/s)  rcvd %s  lost %s  dup %llu  reord %llu  biterr %llu  late %llu",
-		 dash_si(a, sizeof(a), (double)t->sent),
-		 dash_si(b, sizeof(b), t->tx_pps),
-		 dash_si(c, sizeof(c), t->tx_bps),
+	n = 0;
+	if (strcmp(v->command, "listen"))
+		n = snprintf(line, sizeof(line), "sent %s (%s/s %sb/s)  ",
+			     dash_si(a, sizeof(a), (double)t->sent),
+			     dash_si(b, sizeof(b), t->tx_pps),
+			     dash_si(c, sizeof(c), t->tx_bps));
+	snprintf(line + n, sizeof(line) - (size_t)n,
+		 "rcvd %s (%s/s %sb/s)  lost %s  dup %llu  reord %llu  biterr %llu  late %llu",
 		 dash_si(e, sizeof(e), (double)t->received),
+		 dash_si(a, sizeof(a), t->rx_pps),
+		 dash_si(b, sizeof(b), t->rx_bps),
 		 dash_si(g, sizeof(g), (double)t->lost),
 		 (unsigned long long)t->duplicates,
 		 (unsigned long long)t->reordered,
@@ -955,6 +966,8 @@ void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 	json_ku64(&j, "late_packets", t->late_packets);
 	json_kdouble(&j, "tx_pps", t->tx_pps);
 	json_kdouble(&j, "tx_bps", t->tx_bps);
+	json_kdouble(&j, "rx_pps", t->rx_pps);
+	json_kdouble(&j, "rx_bps", t->rx_bps);
 	json_obj_end(&j);
 	json_key(&j, "rx");
 	if (v->listening) {
@@ -990,6 +1003,8 @@ void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 		json_kdouble(&j, "rate_factor", r->rate_factor);
 		json_kdouble(&j, "pps", r->pps);
 		json_kdouble(&j, "bps", r->bps);
+		json_kdouble(&j, "rx_pps", r->rx_pps);
+		json_kdouble(&j, "rx_bps", r->rx_bps);
 		json_ku64(&j, "sent", r->sent);
 		json_ku64(&j, "bytes", r->bytes);
 		json_ku64(&j, "received", r->received);

@@ -34,6 +34,7 @@ struct dash_row {
 	bool has_rx;		/* something listens for it */
 	double req_pps, req_bps;	/* the timetable's, times the rate factor */
 	double pps, bps;	/* achieved: sent (run) or received (listen) */
+	double rx_pps, rx_bps;	/* received */
 	double rate_factor;	/* throughput changes from the keyboard */
 	uint64_t sent, bytes;
 	uint64_t received, lost, duplicates, reordered, bit_errors;
@@ -43,7 +44,7 @@ struct dash_row {
 	double owd_ns, jitter_ns;
 	uint64_t late_p99_ns;
 	/* the builder's, kept from one view to the next (not shown) */
-	uint64_t mark_ns, mark_packets, mark_bytes;
+	uint64_t tx_mark[3], rx_mark[3];	/* time, packets, bytes */
 	uint64_t ber_errors_mark, ber_bits_mark;
 };
 
@@ -77,15 +78,15 @@ struct dash_view {
 void dash_view_total(struct dash_view *v);
 
 struct meter;
-/* pps and bps over the last second from a packet and a byte count. */
-void dash_row_rate(struct dash_row *r, uint64_t now, uint64_t packets,
-		   uint64_t bytes);
+/* Packets and bits per second over the last second from two counts. */
+void dash_rate(uint64_t now, uint64_t packets, uint64_t bytes,
+	       uint64_t mark[3], double *pps, double *bps);
 /*
  * The receiving side from a meter: lost counts against sent if sent >= 0,
  * else the gaps so far; the BER moves after nowb wrong bits (MTG).
  */
-void dash_row_meter(struct dash_row *r, const struct meter *m, int64_t sent,
-		    uint64_t nowb);
+void dash_row_meter(struct dash_row *r, const struct meter *m, uint64_t now,
+		    int64_t sent, uint64_t nowb);
 
 /* Keys become actions for the caller. */
 enum dash_act {

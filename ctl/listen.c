@@ -109,15 +109,11 @@ static int build_view(struct show *sh, const struct listening *ls,
 		snprintf(row->state, sizeof(row->state), "%s",
 			 m->last_rx_ns + 2 * DASH_RATE_NS >= now ? "receiving" :
 			 "quiet");
-		dash_row_rate(row, now, m->received, m->bytes);
-		dash_row_meter(row, m, -1, 0);
+		dash_row_meter(row, m, now, -1, 0);
+		row->pps = row->rx_pps;
+		row->bps = row->rx_bps;
 	}
 	dash_view_total(v);
-	v->totals.rx_pps = v->totals.rx_bps = 0;
-	for (i = 0; i < ms->n; i++) {
-		v->totals.rx_pps += v->rows[i].pps;
-		v->totals.rx_bps += v->rows[i].bps;
-	}
 	listening_view(ls, v);
 	return 0;
 }

@@ -80,6 +80,8 @@ static int read_row(json_t *o, struct dash_row *r)
 	r->rate_factor = get_double(o, "rate_factor", NULL);
 	r->pps = get_double(o, "pps", NULL);
 	r->bps = get_double(o, "bps", NULL);
+	r->rx_pps = get_double(o, "rx_pps", NULL);
+	r->rx_bps = get_double(o, "rx_bps", NULL);
 	r->sent = get_u64(o, "sent");
 	r->bytes = get_u64(o, "bytes");
 	r->received = get_u64(o, "received");
@@ -136,6 +138,8 @@ static int read_frame(json_t *o, struct frame *f, const char **why)
 	v->totals.late_packets = get_u64(t, "late_packets");
 	v->totals.tx_pps = get_double(t, "tx_pps", NULL);
 	v->totals.tx_bps = get_double(t, "tx_bps", NULL);
+	v->totals.rx_pps = get_double(t, "rx_pps", NULL);
+	v->totals.rx_bps = get_double(t, "rx_bps", NULL);
 	v->listening = json_is_object(rx);
 	if (v->listening) {
 		v->ring_fill = get_u64(rx, "ring_fill");

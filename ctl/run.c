@@ -606,9 +606,11 @@ static int build_view(struct run *r, uint64_t now, bool final)
 		row->req_bps = t->req_bps * t->rate_factor;
 		row->sent = t->st.sent;
 		row->bytes = t->st.bytes;
-		dash_row_rate(row, now, t->st.sent, t->st.bytes);
+		dash_rate(now, t->st.sent, t->st.bytes, row->tx_mark, &row->pps,
+			  &row->bps);
 		if (t->m)
-			dash_row_meter(row, t->m, final ? (int64_t)t->st.sent : -1,
+			dash_row_meter(row, t->m, now,
+				       final ? (int64_t)t->st.sent : -1,
 				       t->tg->nowb);
 		lateness_from_stats(&t->st, &l);
 		row->late_valid = l.valid;
