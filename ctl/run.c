@@ -163,15 +163,22 @@ static int assign_cpus(struct run *r)
 /* The timetable's mean rate and length, for the dashboard's "req" column. */
 static void tg_requested(struct run_tg *t)
 {
-	double len = 0;
+	double len = 0, mean = idf_mean_gap_ns(t->tg);
 	size_t k;
 
 	for (k = 0; k < t->tt.len; k++)
 		len += t->tt.entries[k].len;
 	if (t->tt.len)
 		len /= (double)t->tt.len;
-	t->req_pps = t->tt.mean_num ?
-		1e9 * (double)t->tt.mean_den / (double)t->tt.mean_num : 0;
+	/* Fixed rates exactly; drawn ones their model's mean; traces theirs. */
+	if (t->tt.mean_num && t->tt.mean_den)
+		t->req_pps = 1e9 * (double)t->tt.mean_den /
+			(double)t->tt.mean_num;
+	else if (mean > 0)
+		t->req_pps = 1e9 / mean;
+	else
+		t->req_pps = t->tt.period_ns ? 1e9 * (double)t->tt.len /
+			(double)t->tt.period_ns : 0;
 	t->req_bps = 8.0 * len * t->req_pps;
 	t->rate_factor = 1.0;
 }
