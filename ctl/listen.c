@@ -104,7 +104,7 @@ static int build_view(struct show *sh, const struct listening *ls,
 		row->id = m->tg_id;
 		row->run_id = m->run_id;
 		snprintf(row->model, sizeof(row->model), "-");
-		snprintf(row->dst, sizeof(row->dst), "run %u", m->run_id);
+		snprintf(row->dst, sizeof(row->dst), "run:%u", m->run_id);
 		/* Receiving only: a flow is live while its packets come. */
 		snprintf(row->state, sizeof(row->state), "%s",
 			 m->last_rx_ns + 2 * DASH_RATE_NS >= now ? "receiving" :

@@ -1069,6 +1069,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	}
 	if (r.listening && listening_end(&r.ls, r.end))
 		ret = -EIO;
+	r.phase = "ended";
 	if (o->json_stream && !build_view(&r, r.end, true))
 		dash_view_json(stdout, &r.view, "end", &r.ev, &r.ev_since);
 	report(&r, r.say);
