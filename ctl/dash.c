@@ -94,7 +94,7 @@ static int saved_stderr = -1, stderr_pipe = -1;
 static char *stderr_kept;
 static size_t stderr_kept_len;
 
-void dash_pump_stderr(struct dash_events *ev)
+static void pump_stderr(struct dash_events *ev)
 {
 	char buf[1024];
 	ssize_t n;
@@ -119,7 +119,7 @@ static void restore_stderr(void)
 {
 	if (saved_stderr < 0)
 		return;
-	dash_pump_stderr(NULL);
+	pump_stderr(NULL);
 	dup2(saved_stderr, STDERR_FILENO);
 	close(saved_stderr);
 	close(stderr_pipe);
@@ -174,7 +174,7 @@ static void at_exit(void)
 		dash_close(open_dash);
 }
 
-int dash_open(struct dash *d, struct dash_events *ev)
+int dash_open(struct dash *d)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 				     SIGQUIT };
@@ -182,7 +182,6 @@ int dash_open(struct dash *d, struct dash_events *ev)
 	struct sigaction sa = { .sa_handler = on_fatal };
 	size_t i;
 
-	(void)ev;
 	if (open_dash)
 		return -EBUSY;
 	setlocale(LC_CTYPE, "");	/* line drawing in UTF-8 terminals */
@@ -285,11 +284,9 @@ static const char *dash_time(char *buf, size_t size, double ns)
 void dash_view_total(struct dash_view *v)
 {
 	struct dash_totals *t = &v->totals;
-	uint64_t late = t->late_packets;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
-	t->late_packets = late;
 	for (i = 0; i < v->nrows; i++) {
 		const struct dash_row *r = &v->rows[i];
 
@@ -644,7 +641,7 @@ static void draw_table(struct dash *d, const struct dash_view *v, int y0,
 		       int height)
 {
 	const struct column *cols[NCOLUMNS];
-	size_t ncols = pick_columns(COLS, cols), i, k, sel;
+	size_t ncols = pick_columns(COLS, cols), k, sel;
 	char buf[64];
 	int x, y, rows;
 
@@ -698,7 +695,6 @@ static void draw_table(struct dash *d, const struct dash_view *v, int y0,
 	if (!v->nrows)
 		mvaddnstr(y0, 0, v->listening ? "(no flow received yet)" :
 			  "(no TG)", COLS);
-	(void)i;
 }
 
 static void draw_events(const struct dash *d, const struct dash_events *ev,
@@ -839,6 +835,14 @@ static bool rate_action(struct dash *d, struct dash_events *ev,
 	return true;
 }
 
+bool dash_due(struct dash *d, uint64_t now, uint64_t next_draw)
+{
+	if (now < d->next_keys && now < next_draw)
+		return false;
+	d->next_keys = now + DASH_KEYS_NS;
+	return true;
+}
+
 struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 			     bool *redraw)
 {
@@ -848,6 +852,7 @@ struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 	*redraw = false;
 	if (!d->active)
 		return a;
+	pump_stderr(ev);
 	while (a.act == DASH_NONE && (ch = getch()) != ERR) {
 		*redraw = true;
 		switch (ch) {

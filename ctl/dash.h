@@ -74,7 +74,7 @@ struct dash_view {
 	size_t nrows;
 };
 
-/* Sum the rows into v->totals (late_packets is the caller's). */
+/* Sum the rows into v->totals (late_packets is then the caller's). */
 void dash_view_total(struct dash_view *v);
 
 struct meter;
@@ -146,6 +146,7 @@ struct dash {
 	bool have_selected;
 	size_t top;		/* first row shown */
 	bool help;		/* the whole key list instead of the events */
+	uint64_t next_keys;	/* the loop's clock: the next look at the keys */
 	const struct dash_view *last;	/* what was drawn last */
 	size_t *order;		/* rows in display order */
 	size_t order_cap;
@@ -157,21 +158,25 @@ struct dash {
  * through the caller's loop, and on fatal signals); stderr is captured
  * into events while it is on and replayed to the terminal afterwards.
  */
-int dash_open(struct dash *d, struct dash_events *ev);
+int dash_open(struct dash *d);
 void dash_close(struct dash *d);
 /* Draw v (the last frame is kept for keys and resize). */
 void dash_draw(struct dash *d, const struct dash_view *v,
 	       struct dash_events *ev);
 /*
- * Read the keys waiting (none: returns at once), DASH_NONE or the first
- * action; *redraw says the screen should be drawn again.
+ * Whether a loop that comes by up to 50,000 times a second (the receive
+ * loop) should read the keys now: DASH_KEYS_NS apart, or a frame is due.
+ */
+bool dash_due(struct dash *d, uint64_t now, uint64_t next_draw);
+/*
+ * Move what the program wrote to stderr into the events, read the keys
+ * waiting (none: returns at once): DASH_NONE or the first action;
+ * *redraw says the screen should be drawn again.
  */
 struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 			     bool *redraw);
 /* Wait for a key or timeout_ms, whichever comes first. */
 void dash_wait(int timeout_ms);
-/* Move what the program wrote to stderr into the events. */
-void dash_pump_stderr(struct dash_events *ev);
 
 /* One JSON line (format DASH_FORMAT) of v and the events after *since. */
 void dash_view_json(FILE *f, const struct dash_view *v, const char *type,

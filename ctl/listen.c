@@ -33,7 +33,6 @@ struct show {
 	size_t cap;		/* rows allocated */
 	uint64_t since;		/* events streamed */
 	unsigned int quits;
-	uint64_t next_keys;	/* CLOCK_TAI: the next look at the keys */
 };
 
 static void on_signal(int sig)
@@ -157,10 +156,8 @@ static void dash_turn(struct show *sh, struct listening *ls, uint32_t run_id,
 	struct dash_action a;
 	bool redraw;
 
-	if (now < sh->next_keys && now < *next_draw)
+	if (!dash_due(&sh->dash, now, *next_draw))
 		return;
-	sh->next_keys = now + DASH_KEYS_NS;
-	dash_pump_stderr(&sh->ev);
 	a = dash_keys(&sh->dash, &sh->ev, &redraw);
 	if (a.act == DASH_QUIT)
 		sh->quits++;
@@ -282,7 +279,7 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	fprintf(sh.say, ", from %llu (CLOCK_TAI)\n", (unsigned long long)start);
 	fflush(sh.say);
 
-	if (sh.dash_on && dash_open(&sh.dash, &sh.ev))
+	if (sh.dash_on && dash_open(&sh.dash))
 		sh.dash_on = false;	/* it said why; plain lines instead */
 	ls.rx.events = sh.dash_on || sh.stream ? sh.ev.stream : sh.say;
 	ret = watch(&sh, &ls, (uint32_t)o->run_id, start, o->duration);

@@ -63,7 +63,6 @@ static void copy_str(char *dst, size_t size, json_t *o, const char *key)
 static int read_row(json_t *o, struct dash_row *r)
 {
 	json_t *late = json_object_get(o, "lateness_p99_ns");
-	bool jitter_valid;
 
 	if (!json_is_object(o) || !json_is_integer(json_object_get(o, "id")))
 		return -EINVAL;
@@ -91,7 +90,7 @@ static int read_row(json_t *o, struct dash_row *r)
 	r->bit_errors = get_u64(o, "bit_errors");
 	r->ber = get_double(o, "ber", &r->ber_valid);
 	r->owd_ns = get_double(o, "owd_ns", &r->owd_valid);
-	r->jitter_ns = get_double(o, "jitter_ns", &jitter_valid);
+	r->jitter_ns = get_double(o, "jitter_ns", NULL);	/* with owd */
 	r->late_valid = json_is_integer(late);
 	r->late_p99_ns = r->late_valid ? (uint64_t)json_integer_value(late) : 0;
 	return 0;
@@ -308,7 +307,7 @@ int cmd_replay(const char *file, bool play)
 		free_feed(&feed);
 		return EXIT_ERROR;
 	}
-	if (dash_events_open(&ev) || dash_open(&d, &ev)) {
+	if (dash_events_open(&ev) || dash_open(&d)) {
 		dash_events_close(&ev);
 		free_feed(&feed);
 		return EXIT_ERROR;

@@ -76,7 +76,6 @@ struct run {
 	struct dash_view view;
 	uint64_t ev_since;		/* events already streamed */
 	unsigned int quits;		/* 'q' pressed */
-	uint64_t next_keys;		/* CLOCK_TAI: the next look at the keys */
 	const char *phase;
 };
 
@@ -631,8 +630,8 @@ static int build_view(struct run *r, uint64_t now, bool final)
 		else if (t->start.stop_ns > last_end)
 			last_end = t->start.stop_ns;
 	}
-	v->totals.late_packets = late;
 	dash_view_total(v);
+	v->totals.late_packets = late;
 	v->remaining_known = known;
 	v->remaining_ns = known && last_end > now ? last_end - now : 0;
 	if (r->listening)
@@ -655,44 +654,45 @@ static void carry_out(struct run *r, const struct dash_action *a)
 {
 	struct run_tg *t = tg_by_id(r, a->tg_id);
 	FILE *f = r->ev.stream;
+	const char *name = NULL, *done = NULL;
 	uint32_t num, den;
 	int err = 0;
 
-	switch (a->act) {
-	case DASH_QUIT:
+	if (a->act == DASH_QUIT) {
 		r->quits++;
 		fprintf(f, "quit: every TG killed, finishing%s\n",
 			r->listening ? " the recording" : "");
-		break;
-	case DASH_START_USER:
-		err = start_all(r, true);
-		fprintf(f, err ? "the TGs waiting for the operator could not start\n" :
+	} else if (a->act == DASH_START_USER) {
+		fprintf(f, start_all(r, true) ?
+			"the TGs waiting for the operator could not start\n" :
 			"the TGs waiting for the operator started\n");
-		err = 0;
-		break;
+	}
+	if (!t)
+		goto out;
+	switch (a->act) {
 	case DASH_START:
-		if (!t)
-			break;
 		if (t->started)
 			fprintf(f, "TG %u has started already\n", t->tg->id);
-		else if (start_tg(r, t) == 0)
-			fprintf(f, "TG %u started\n", t->tg->id);
+		else if (start_tg(r, t) == 0)	/* else it said why */
+			done = "started";
 		break;
 	case DASH_KILL:
-		if (t && !(err = mtg_dev_tg_kill(&r->dev, t->tg->id)))
-			fprintf(f, "TG %u killed\n", t->tg->id);
+		name = "kill";
+		done = "killed";
+		err = mtg_dev_tg_kill(&r->dev, t->tg->id);
 		break;
 	case DASH_SUSPEND:
-		if (t && !(err = mtg_dev_tg_suspend(&r->dev, t->tg->id)))
-			fprintf(f, "TG %u suspended\n", t->tg->id);
+		name = "suspend";
+		done = "suspended";
+		err = mtg_dev_tg_suspend(&r->dev, t->tg->id);
 		break;
 	case DASH_RESUME:
-		if (t && !(err = mtg_dev_tg_resume(&r->dev, t->tg->id)))
-			fprintf(f, "TG %u resumed\n", t->tg->id);
+		name = "resume";
+		done = "resumed";
+		err = mtg_dev_tg_resume(&r->dev, t->tg->id);
 		break;
 	case DASH_RATE:
-		if (!t)
-			break;
+		name = "throughput change";
 		/* factors are powers of two: exact as a fraction */
 		num = a->factor >= 1 ? (uint32_t)a->factor : 1;
 		den = a->factor >= 1 ? 1 : (uint32_t)(1.0 / a->factor);
@@ -706,13 +706,12 @@ static void carry_out(struct run *r, const struct dash_action *a)
 	default:
 		break;
 	}
-	if (err && t && (a->act == DASH_KILL || a->act == DASH_SUSPEND ||
-			 a->act == DASH_RESUME || a->act == DASH_RATE))
-		fprintf(f, "TG %u: %s refused: %s%s\n", t->tg->id,
-			a->act == DASH_KILL ? "kill" :
-			a->act == DASH_SUSPEND ? "suspend" :
-			a->act == DASH_RESUME ? "resume" : "throughput change",
+	if (err)
+		fprintf(f, "TG %u: %s refused: %s%s\n", t->tg->id, name,
 			strerror(-err), t->started ? "" : " (it has not started)");
+	else if (done)
+		fprintf(f, "TG %u %s\n", t->tg->id, done);
+out:
 	fflush(f);
 }
 
@@ -722,11 +721,8 @@ static void dash_turn(struct run *r, uint64_t now, uint64_t *next_draw)
 	struct dash_action a;
 	bool redraw;
 
-	/* The receive loop comes by up to 50,000 times a second. */
-	if (now < r->next_keys && now < *next_draw)
+	if (!dash_due(&r->dash, now, *next_draw))
 		return;
-	r->next_keys = now + DASH_KEYS_NS;
-	dash_pump_stderr(&r->ev);
 	a = dash_keys(&r->dash, &r->ev, &redraw);
 	if (a.act != DASH_NONE) {
 		carry_out(r, &a);
@@ -1055,7 +1051,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	fflush(r.say);
 	if (start_all(&r, false))
 		goto err_abandon;
-	if (r.dash_on && dash_open(&r.dash, &r.ev))
+	if (r.dash_on && dash_open(&r.dash))
 		r.dash_on = false;	/* it said why; plain lines instead */
 	if (!r.dash_on)
 		r.ls.rx.events = o->json_stream ? r.ev.stream : r.say;
