@@ -240,6 +240,8 @@ struct idf_file {
 	struct idf_tg *tgs;
 	size_t ntgs;
 	size_t cap;
+	size_t *id_slots;	/* tgid -> index + 1, open addressing; 0: free */
+	size_t id_nslots;	/* a power of two, at least twice the TGs */
 	struct idf_diag diags[IDF_MAX_DIAGS];
 	size_t ndiags;		/* stored in diags */
 	size_t nerrors;		/* counted, stored or not */
