@@ -91,7 +91,11 @@ def cmd_stats(args):
     with open_input(args) as rec:
         mask = selected(rec, args)
         percentiles = st.PERCENTILES
-        if args.percentiles:
+        if args.basic and (args.percentiles or args.pmf or args.cdf):
+            raise UsageError("--basic computes no percentiles, PMF or CDF")
+        if args.basic:
+            percentiles = ()
+        elif args.percentiles:
             try:
                 percentiles = tuple(float(p) for p in
                                     args.percentiles.split(","))
@@ -102,6 +106,13 @@ def cmd_stats(args):
                 raise UsageError("--percentiles: between 0 and 100")
         results, rows = {}, []
         for name in args.fields:
+            if args.basic:
+                d = st.basic(rec.records, name, mask, rec.start_ns)
+                d["unit"] = "ns" if column(rec.records[:0], name).time \
+                    else ""
+                results[name] = d
+                rows.append(dict(field=name, **d))
+                continue
             col = column(rec.records, name, rec.start_ns)
             sample = col.taken(mask)
             d = st.describe(sample, percentiles)
@@ -329,6 +340,10 @@ def parser(command=None):
                            help="fields, delays or jitters (see "
                                 "Documentation/analysis.rst)")
             c.add_argument("--percentiles", metavar="P[,P...]")
+            c.add_argument("--basic", action="store_true",
+                           help="count, min, max, mean, variance and sd "
+                                "only, in one pass at about the speed of "
+                                "reading the records")
             c.add_argument("--pmf", action="store_true",
                            help="the PMF (and CDF) of each field")
             c.add_argument("--cdf", action="store_true",

@@ -348,6 +348,64 @@ def test_stats_agree_with_numpy(tmp_path, capsys):
             assert d[f"p{p:g}"] == pytest.approx(np.percentile(v, p))
 
 
+@pytest.mark.parametrize("chunk", [1000, 16384])
+def test_basic_stats_agree_with_numpy(tmp_path, capsys, monkeypatch, chunk):
+    """--basic streams the records a slice at a time (small slices here,
+    so slices end mid-way, some wholly outside --from); its figures are
+    numpy's on the whole sample, and those of the default path."""
+    from mtgsap import stats
+    monkeypatch.setattr(stats, "CHUNK", chunk)
+    path, r = random_recording(tmp_path)
+    fields = ("owd", "delay_tp1_rx", "len", "jitter_owd", "lateness", "t")
+    code, out, _ = run(capsys, "stats", path, *fields, "--json", "--from",
+                       "100s", "--basic")
+    assert code == 0
+    basic = json.loads(out)
+    code, out, _ = run(capsys, "stats", path, *fields, "--json", "--from",
+                       "100s")
+    full = json.loads(out)
+    late = r["rx_ns"] - T0 >= 100 * S
+    ok = (r["flags"] & F_CSUM_BAD) == 0
+    owd = r["rx_ns"].astype(np.int64) - r["tx_ns"].astype(np.int64)
+    for name in fields:
+        b, f = basic[name], full[name]
+        assert not [k for k in b if k.startswith("p")]
+        assert (b["count"], b["min"], b["max"], b["unit"]) == \
+            (f["count"], f["min"], f["max"], f["unit"])
+        assert b["mean"] == pytest.approx(f["mean"], rel=1e-12)
+        assert b["variance"] == pytest.approx(f["variance"], rel=1e-9)
+    v = owd[late & ok]
+    assert basic["owd"]["count"] == len(v)
+    assert basic["owd"]["variance"] == pytest.approx(v.var(ddof=1), rel=1e-9)
+
+
+def test_basic_variance_survives_a_large_offset():
+    """Slices merged by their own means (Chan et al.), not sums of
+    squares: values 1e15 with a spread of 1 keep their variance, to what
+    float64 holds of values of 1e15 (an eighth: numpy's two-pass variance
+    is as far off); the sum of squares would lose it all."""
+    from mtgsap import stats
+    r = empty(50_000)
+    rng = np.random.default_rng(3)
+    r["seq"] = 10**15 + rng.integers(0, 3, len(r))
+    r["flags"] = 1
+    got = stats.basic(r, "seq")
+    v = r["seq"].astype(np.float64) - 10**15
+    assert got["variance"] == pytest.approx(v.var(ddof=1), rel=1e-2)
+    assert got["variance"] == pytest.approx(
+        stats.describe(r["seq"], ())["variance"], rel=1e-2)
+    assert got["mean"] == pytest.approx(10**15 + v.mean(), rel=1e-15)
+    f = r["seq"].astype(np.float64)
+    naive = (f @ f - f.sum() ** 2 / len(f)) / (len(f) - 1)
+    assert naive != pytest.approx(v.var(ddof=1), rel=0.5)
+
+
+def test_basic_refuses_percentiles(tmp_path, capsys):
+    path, _ = random_recording(tmp_path, n=10)
+    code, _, err = run(capsys, "stats", path, "owd", "--basic", "--pmf")
+    assert code == 1 and "--basic computes no percentiles" in err
+
+
 def test_pmf_and_cdf(tmp_path, capsys):
     path, r = random_recording(tmp_path, n=2000)
     code, out, _ = run(capsys, "stats", path, "ttl", "owd", "--pmf",
