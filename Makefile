@@ -14,7 +14,7 @@ VM_KDIR = $(shell $(ROOT)/tests/vm/kdir --vm)
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
 .PHONY: all help deps module tools ctl style check compat test test-host \
-	test-vm test-debug demo clean
+	test-vm test-debug demo bench clean
 
 all: module tools
 
@@ -26,6 +26,7 @@ help:
 	@echo "make test-vm      the VM suite in one boot of the Debian kernel"
 	@echo "make test-debug   the VM suite on a KASAN/lockdep/kmemleak kernel"
 	@echo "make demo         show the module at work in the VM"
+	@echo "make bench        mtg against its peers in one VM boot (bench/report.md)"
 	@echo "make style        checkpatch;  make check: sparse"
 	@echo "make compat       build the module against every installed kernel"
 	@echo "variables: KDIR=<kernel build dir>, V=1, MTG_VM_TIMEOUT=<s>"
@@ -56,6 +57,7 @@ tests/fuzz/idf_fuzz: $(IDF_FUZZ_SRCS) $(wildcard ctl/*.h) kmod/uapi/mtg.h
 
 style:
 	$(MAKE) -C kmod style
+	$(MAKE) -C kmod checkpatch FILES=$(ROOT)/bench/floor/mtg_floor.c
 
 check:
 	$(MAKE) -C kmod check KDIR=$(VM_KDIR)
@@ -78,13 +80,17 @@ test-host: tools
 
 # MTG_VM_NETWORK=loop: two virtio_net devices back to back, a real driver
 # that is not lockless, beside the veth pairs the tests make.
+# The bench's timer floor (bench/floor) is kernel code too: built and
+# tested with the module.
 test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
+	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor W=1 modules
 	MTG_VM_NETWORK=loop tests/vm/run $(PYTEST) tests/vm
 
 test-debug: deps tools
 	@tree=$$(tests/vm/debug-kernel) && \
 	$(MAKE) -C kmod module KDIR=$$tree && \
+	$(MAKE) -C $$tree M=$(ROOT)/bench/floor modules && \
 	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
 		tests/vm/run $(PYTEST) tests/vm
 
@@ -100,8 +106,13 @@ demo: deps tools
 		tests/vm/run examples/demo.sh; \
 	fi
 
+# Benchmarks: an hour or more under emulation; not part of `make test`.
+bench: deps tools
+	bench/run
+
 clean:
 	$(MAKE) -C kmod clean KDIR=$(VM_KDIR)
+	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor clean
 	$(MAKE) -C ctl clean
 	rm -f tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz
 	rm -rf .vm-out

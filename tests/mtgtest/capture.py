@@ -38,7 +38,7 @@ class CaptureError(RuntimeError):
 
 class Capture:
     def __init__(self, dev, ns=None, bpf="", buffer_kib=8192, settle=2.0,
-                 drain=2.0, start_timeout=90, directory="/run"):
+                 drain=2.0, start_timeout=90, directory="/run", parse=True):
         global _count
         _count += 1
         tag = f"mtgcap-{os.getpid()}-{_count}"
@@ -47,6 +47,7 @@ class Capture:
         self.path = os.path.join(directory, tag + ".pcap")
         self.err_path = os.path.join(directory, tag + ".err")
         self.buffer_kib = buffer_kib
+        self.parse = parse      # False: keep the pcap file at self.path
         self.proc = None
         self.frames = None
         self.captured = self.received = self.dropped = self.if_dropped = None
@@ -117,9 +118,11 @@ class Capture:
         try:
             if self.dropped is None or self.captured is None:
                 raise CaptureError("tcpdump gave no counts:\n" + self.stderr)
+            if not self.parse:
+                return None
             self.frames = wire.frames_of_pcap(self.path)
         finally:
-            for path in (self.path, self.err_path):
+            for path in (self.path, self.err_path)[not self.parse:]:
                 try:
                     os.unlink(path)
                 except FileNotFoundError:

@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""bench/analyze.py RAWDIR: figures, targets and the report of `make bench`.
+
+Reads what bench/guest.py (in the VM) and bench/host.py left in RAWDIR and
+writes bench/results/DATE.json, bench/report-DATE.md with its plots in
+bench/results/DATE/, and points bench/report.md at that report.
+
+Inter-departure error, the same for every tool: the gap between two
+consecutive frames on the wire (tcpdump's stamps on v1, taken on the
+sending CPU, see bench/guest.py) minus the gap the tool was asked for: the
+nominal period for a peer; for mtg the difference of the scheduled times
+its headers carry (so a Poisson TG is judged against its own draws). Only
+pairs of consecutive sequence numbers count for mtg. Figures are of the
+absolute error. A timer floor's inter-expiry error is the difference of
+consecutive latenesses, the same quantity for a timer with nothing behind.
+"""
+
+import datetime
+import json
+import os
+import pathlib
+import platform
+import statistics
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from mtgtest import wire  # noqa: E402
+
+PCTS = {"p50": 50, "p99": 99, "p999": 99.9, "max": 100}
+HDR = wire.HDR_STRUCT
+
+
+def pct(values):
+    """p50, p99, p999, max of a sample (numpy's linear interpolation)."""
+    v = np.asarray(values, dtype=np.float64)
+    if not v.size:
+        return None
+    return {k: float(x) for k, x in zip(PCTS, np.percentile(v, list(
+        PCTS.values())))}
+
+
+def spread(values):
+    """min, median, max over repetitions (None where a run gave nothing)."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return dict(min=min(v), median=statistics.median(v), max=max(v), n=len(v))
+
+
+def frames_to(path, port):
+    """(stamp ns, frame bytes) of the UDP frames to port in a pcap."""
+    _, records = wire.read_pcap(path)
+    out = []
+    for r in records:
+        d = r.data
+        if len(d) < 42 or d[12:14] != b"\x08\x00" or d[23] != 17:
+            continue
+        ihl = (d[14] & 15) * 4
+        if struct.unpack_from("!H", d, 14 + ihl + 2)[0] == port:
+            out.append((r.ts_ns, d[14 + ihl + 8:]))
+    return out
+
+
+def mtg_series(frames):
+    """Per frame: wire stamp, seq, scheduled and TX times (MTG header)."""
+    rows = []
+    for ts, udp in frames:
+        if len(udp) < HDR.size:
+            continue
+        f = HDR.unpack_from(udp)
+        rows.append((ts, f[6], f[7], f[13]))
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+def gap_error(ts, asked=None, period=None, consecutive=None):
+    """|wire gap - asked gap| of consecutive frames."""
+    ts = np.asarray(ts, np.int64)
+    gaps = np.diff(ts)
+    want = np.diff(asked) if asked is not None else period
+    err = np.abs(gaps - want)
+    if consecutive is not None:
+        err = err[consecutive]
+    return err
+
+
+def precision_run(raw, run):
+    """The figures of one precision run."""
+    n = run["departures"]
+    out = dict(tool=run["tool"], rate=run["rate"], rep=run["rep"])
+    meter = run["meter"]
+    out["cpu_s_sending"] = meter["cpu_busy_s"].get("0",
+                                                   meter["cpu_busy_s"].get(0))
+    out["wall_s"] = meter["wall_ns"] / 1e9
+    out["softnet_dropped"] = meter["softnet_dropped"]
+    kind = run["tool"]
+    if kind in ("floor-soft", "cyclictest"):
+        if kind == "floor-soft":
+            late = np.fromfile(raw / run["file"], dtype="<i8")
+        else:
+            late = np.loadtxt(raw / run["file"], dtype=np.int64, ndmin=1)
+        out["samples"] = int(late.size)
+        out["lateness_ns"] = pct(late)
+        out["error_ns"] = pct(np.abs(np.diff(late)))
+        return out
+    cap = run["capture"]
+    out["capture_dropped"] = (cap["dropped"] or 0) + (cap["if_dropped"] or 0)
+    frames = frames_to(raw / f"{run['name']}.pcap", run["port"])
+    out["frames"] = len(frames)
+    out["complete"] = len(frames) == n and out["capture_dropped"] == 0
+    if len(frames) < 2:
+        return out
+    if kind.startswith("mtg"):
+        s = mtg_series(frames)
+        order = np.argsort(s[:, 1], kind="stable")
+        s = s[order]
+        consecutive = np.diff(s[:, 1]) == 1
+        out["error_ns"] = pct(gap_error(s[:, 0], asked=s[:, 2],
+                                        consecutive=consecutive))
+        out["tx_error_ns"] = pct(gap_error(s[:, 3], asked=s[:, 2],
+                                           consecutive=consecutive))
+        out["lateness_ns"] = pct(s[:, 3] - s[:, 2])
+        asked_span = s[-1, 2] - s[0, 2]
+        asked = s[:, 2]
+        summary = json.loads((raw / run["summary"]).read_text())
+        tg = summary["tgs"][0]
+        out["summary_lateness_ns"] = tg["lateness_ns"]
+        out["spin_s"] = tg.get("spin_ns", 0) / 1e9
+        out["sent"] = tg["sent"]
+    else:
+        ts = np.array([f[0] for f in frames], np.int64)
+        out["error_ns"] = pct(gap_error(ts, period=run["period_ns"]))
+        asked_span = (len(frames) - 1) * run["period_ns"]
+        asked = np.arange(len(ts), dtype=np.int64) * run["period_ns"]
+        s = ts.reshape(-1, 1)
+    out["asked_pps"] = (len(s) - 1) * 1e9 / asked_span if asked_span else None
+    out["achieved_pps"], out["rate_error"] = achieved(s[:, 0], asked)
+    return out
+
+
+def achieved(stamps, asked):
+    """The rate on the wire and its error against the rate asked: the slope
+    of the wire stamps against the times asked for (least squares), so
+    that a late first or last frame does not bend it, as the span from the
+    first to the last would."""
+    if len(stamps) < 3:
+        return None, None
+    t = np.asarray(stamps, np.float64) - stamps[0]
+    a = np.asarray(asked, np.float64) - asked[0]
+    slope = np.polyfit(a, t, 1)[0]
+    rate = (len(a) - 1) * 1e9 / a[-1] / slope if a[-1] else None
+    return rate, 1 / slope - 1
+
+
+def summarize(rows, keys, fields):
+    """Group rows by keys; each field (dotted path) as min/median/max."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r.get(k) for k in keys), []).append(r)
+
+    def get(r, path):
+        for p in path.split("."):
+            if not isinstance(r, dict):
+                return None
+            r = r.get(p)
+        return r
+    out = []
+    for key, rs in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        entry = dict(zip(keys, key), reps=len(rs))
+        for f in fields:
+            entry[f] = spread([get(r, f) for r in rs])
+        out.append(entry)
+    return out
+
+
+def med(entries, field, **where):
+    for e in entries:
+        if all(e.get(k) == v for k, v in where.items()):
+            s = e.get(field)
+            return s["median"] if s else None
+    return None
+
+
+def target(value, goal, met, note):
+    return dict(value=value, target=goal, met=bool(met) if value is not None
+                else False, note=note)
+
+
+def machine(raw):
+    def cmd(*c):
+        try:
+            return subprocess.run(c, capture_output=True, text=True).stdout
+        except OSError:
+            return ""
+    cpu = next((line.split(":", 1)[1].strip() for line in
+                open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    return dict(host_kernel=platform.release(), host_cpu=cpu,
+                host_cpus=os.cpu_count(),
+                host_mem_gib=round(os.sysconf("SC_PAGE_SIZE") *
+                                   os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+                qemu=cmd("qemu-system-x86_64", "--version").split("\n")[0],
+                guest=json.loads((raw / "guest.json").read_text())
+                if (raw / "guest.json").exists() else None)
+
+
+def analyze(raw):
+    plan = json.loads((raw / "plan.json").read_text())
+    runs = json.loads((raw / "runs.json").read_text()) \
+        if (raw / "runs.json").exists() else []
+    host = json.loads((raw / "host.json").read_text()) \
+        if (raw / "host.json").exists() else {}
+    fig = dict(plan=plan)
+    fig["failures"] = [r for r in runs if "error" in r]
+    runs = [r for r in runs if "error" not in r]
+
+    prec = [precision_run(raw, r) for r in runs if r["kind"] == "precision"]
+    fig["precision_runs"] = prec
+    fig["precision"] = summarize(prec, ["rate", "tool"], [
+        "error_ns.p50", "error_ns.p99", "error_ns.p999", "error_ns.max",
+        "lateness_ns.p50", "lateness_ns.p99", "lateness_ns.p999",
+        "lateness_ns.max", "tx_error_ns.p99", "rate_error", "achieved_pps",
+        "cpu_s_sending", "spin_s", "softnet_dropped", "capture_dropped",
+        "frames"])
+
+    rate_rows = []
+    for r in runs:
+        if r["kind"] != "rate":
+            continue
+        rate_rows.append(dict(tool=r["tool"], length=r["length"], rep=r["rep"],
+                              requested=r.get("requested"),
+                              wire_pps=r.get("wire_pps"),
+                              sustained=r.get("sustained"),
+                              softnet_dropped=r["meter"]["softnet_dropped"]))
+    best = []
+    for rep in sorted({r["rep"] for r in rate_rows}):
+        for length in plan.get("rate_lengths", []):
+            mine = [r for r in rate_rows if r["rep"] == rep and
+                    r["length"] == length and r["tool"] == "mtg"]
+            ok = [r["requested"] for r in mine if r["sustained"]]
+            best.append(dict(tool="mtg", length=length, rep=rep,
+                             pps=max(ok) if ok else None))
+            for r in rate_rows:
+                if r["rep"] == rep and r["length"] == length and \
+                        r["tool"] != "mtg":
+                    best.append(dict(tool=r["tool"], length=length, rep=rep,
+                                     pps=r["wire_pps"]))
+    fig["rate_runs"] = rate_rows
+    fig["rate"] = summarize(best, ["length", "tool"], ["pps"])
+
+    scale = []
+    for r in runs:
+        if r["kind"] != "scaling":
+            continue
+        scale.append(scaling_run(raw, r))
+    fig["scaling_runs"] = scale
+    fig["scaling"] = summarize(scale, ["tgs"], [
+        "achieved_pps", "lateness_ns.p50", "lateness_ns.p99",
+        "lateness_ns.max", "sent", "capture_dropped"])
+
+    rec = [dict(rep=r["rep"], requested=r["requested"], sent=r["sent"],
+                records=r["records"], ring_drops=r["ring_drops"],
+                wire_pps=r["wire_pps"]) for r in runs
+           if r["kind"] == "recording"]
+    fig["recording_runs"] = rec
+
+    gen = host.get("generation", [])
+    fig["generation"] = summarize(gen, ["model"], ["entries_per_s"])
+    ana = host.get("analysis")
+    if ana:
+        reps = ana["reps"]
+        fig["analysis"] = dict(
+            records=ana["records"], record_bytes=ana["record_bytes"],
+            numpy_sum_bytes_per_s=spread([ana["bytes"] / r["numpy_sum_s"]
+                                          for r in reps]),
+            basic_bytes_per_s=spread([ana["bytes"] / r["basic_s"]
+                                      for r in reps]),
+            basic_records_per_s=spread([ana["records"] / r["basic_s"]
+                                        for r in reps]),
+            basic_vs_numpy=spread([r["basic_s"] / r["numpy_sum_s"]
+                                   for r in reps]),
+            cli_s=spread([r["cli_s"] for r in reps]))
+    fig["ratios"] = ratios(fig)
+    fig["targets"] = targets(fig)
+    return fig
+
+
+def scaling_run(raw, r):
+    frames = []
+    _, records = wire.read_pcap(raw / f"{r['name']}.pcap")
+    for rec in records:
+        d = rec.data
+        if len(d) >= 42 + HDR.size and d[12:14] == b"\x08\x00" and d[23] == 17:
+            ihl = (d[14] & 15) * 4
+            frames.append((rec.ts_ns, d[14 + ihl + 8:]))
+    s = mtg_series(frames)
+    out = dict(tgs=r["tgs"], rep=r["rep"], frames=len(s),
+               capture_dropped=(r["capture"]["dropped"] or 0) +
+               (r["capture"]["if_dropped"] or 0))
+    summary = json.loads((raw / r["summary"]).read_text()) \
+        if r.get("summary") else None
+    if summary:
+        out["sent"] = sum(t["sent"] for t in summary["tgs"])
+    if len(s) > 1:
+        span = s[:, 0].max() - s[:, 0].min()
+        out["achieved_pps"] = (len(s) - 1) * 1e9 / span
+        out["lateness_ns"] = pct(s[:, 3] - s[:, 2])
+    return out
+
+
+def ratios(fig):
+    p = fig["precision"]
+    out = {}
+    for rate in fig["plan"].get("rates", []):
+        for peer in ("pktgen", "ditg", "ditg-poll"):
+            for mode in ("plain", "precise"):
+                a = med(p, "error_ns.p99", rate=rate, tool=f"mtg-cbr-{mode}")
+                b = med(p, "error_ns.p99", rate=rate, tool=peer)
+                out[f"precision_p99_{rate}_mtg-{mode}_vs_{peer}"] = \
+                    a / b if a is not None and b else None
+    for length in fig["plan"].get("rate_lengths", []):
+        for peer in ("pktgen", "trafgen", "iperf3", "ditg", "ditg-poll"):
+            a = med(fig["rate"], "pps", length=length, tool="mtg")
+            b = med(fig["rate"], "pps", length=length, tool=peer)
+            out[f"rate_{length}_mtg_vs_{peer}"] = a / b if a and b else None
+    return out
+
+
+def targets(fig):
+    p, t = fig["precision"], {}
+    mtg_plain = med(p, "error_ns.p99", rate=1000, tool="mtg-cbr-plain")
+    floor = med(p, "error_ns.p99", rate=1000, tool="floor-soft")
+    v = mtg_plain / floor if mtg_plain is not None and floor else None
+    t["plain_p99_vs_hrtimer_floor_1k"] = target(
+        v, 1.2, v is not None and v <= 1.2,
+        "mtg plain CBR inter-departure error p99 on the wire / the bare soft "
+        "hrtimer's inter-expiry error p99, 1 kpps, medians over repetitions")
+    precise = med(p, "error_ns.p99", rate=1000, tool="mtg-cbr-precise")
+    peers = [med(p, "error_ns.p99", rate=1000, tool=x)
+             for x in ("pktgen", "ditg-poll")]
+    best_peer = min((x for x in peers if x is not None), default=None)
+    t["precise_p99_below_peers_1k"] = target(
+        precise, best_peer, precise is not None and best_peer is not None and
+        precise < best_peer,
+        "mtg precise CBR p99 (ns) below both pktgen's and D-ITG -poll's; "
+        "CPU: see precision.cpu_s_sending and spin_s")
+    errs = [e for e in (med(p, "rate_error", rate=rate, tool=f"mtg-cbr-{m}")
+                        for rate in fig["plan"].get("rates", [])
+                        for m in ("plain", "precise")) if e is not None]
+    worst = max((abs(e) for e in errs), default=None)
+    t["cbr_rate_error"] = target(
+        worst, 0.001, worst is not None and worst <= 0.001,
+        "worst |achieved/requested - 1| of mtg's CBR runs on the wire")
+    for length in fig["plan"].get("rate_lengths", []):
+        v = fig["ratios"].get(f"rate_{length}_mtg_vs_pktgen")
+        t[f"rate_{length}B_vs_pktgen"] = target(
+            v, 0.9, v is not None and v >= 0.9,
+            f"mtg's highest sustained CBR rate at {length} B / pktgen's "
+            f"(no timetable); D-ITG: rate_{length}_mtg_vs_ditg in ratios")
+    one = med(fig["scaling"], "achieved_pps", tgs=1)
+    many = med(fig["scaling"], "achieved_pps", tgs=100000)
+    v = many / one if one and many else None
+    t["scaling_100k_vs_1"] = target(
+        v, 0.9, v is not None and v >= 0.9,
+        "aggregate rate with 100,000 TGs / with 1 TG, same total rate")
+    recs = fig["recording_runs"]
+    tops = [r for r in recs if r["requested"] == max(
+        (x["requested"] for x in recs if x["rep"] == r["rep"]), default=0)]
+    drops = max((r["ring_drops"] for r in tops), default=None)
+    t["recording_zero_drops_at_full_rate"] = target(
+        drops, 0, drops == 0,
+        "ring drops recording at mtg's highest sustained send rate (worst "
+        "repetition)")
+    gen = fig["generation"]
+    low = min((g["entries_per_s"]["median"] for g in gen), default=None)
+    t["generation_entries_per_s"] = target(
+        low, 20e6, low is not None and low >= 20e6,
+        "slowest model's timetable entries per second per core (median); "
+        "every model in generation")
+    a = fig.get("analysis")
+    v = a["basic_vs_numpy"]["median"] if a else None
+    t["mtgsap_basic_vs_memory_bandwidth"] = target(
+        v, 2.0, v is not None and v <= 2.0,
+        "time of mtgsap's basic statistics / numpy summing the same bytes")
+    return t
+
+
+def main():
+    raw = pathlib.Path(sys.argv[1])
+    fig = analyze(raw)
+    fig["machine"] = machine(raw)
+    fig["raw"] = str(raw)
+    date = datetime.date.today().isoformat()
+    results = ROOT / "bench" / "results"
+    results.mkdir(exist_ok=True)
+    out = results / f"{date}.json"
+    out.write_text(json.dumps(fig, indent=1, default=float) + "\n")
+    sys.path.insert(0, str(ROOT / "bench"))
+    import report
+    report.write(fig, results / date, ROOT / "bench" / "report.md",
+                 f"results/{date}.json")
+    print(f"bench: {out}, bench/report.md")
+    for name, tg in fig["targets"].items():
+        print(f"  {name:40s} {'met' if tg['met'] else 'NOT MET':8s} "
+              f"value {tg['value']}, target {tg['target']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The markdown report of `make bench` and its plots (bench/analyze.py)."""
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+TOOLS = ["floor-soft", "cyclictest", "mtg-cbr-plain", "mtg-cbr-precise",
+         "mtg-poisson-plain", "mtg-poisson-precise", "pktgen", "ditg",
+         "ditg-poll"]
+
+
+def us(ns):
+    return "–" if ns is None else f"{ns / 1000:,.1f}"
+
+
+def m(entry, field, scale=1.0, fmt="{:,.1f}"):
+    """median (min–max) of a summarized field."""
+    s = entry.get(field) if entry else None
+    if not s:
+        return "–"
+    if s["min"] == s["max"]:
+        return fmt.format(s["median"] * scale)
+    return (fmt.format(s["median"] * scale) + " (" + fmt.format(s["min"] * scale)
+            + "–" + fmt.format(s["max"] * scale) + ")")
+
+
+def plot_precision(fig, path):
+    rates = fig["plan"].get("rates", [])
+    if not fig["precision"]:
+        return None
+    f, axes = plt.subplots(1, len(rates), figsize=(5 * len(rates), 4),
+                           squeeze=False)
+    for ax, rate in zip(axes[0], rates):
+        names, p50, p99 = [], [], []
+        for tool in TOOLS:
+            e = next((x for x in fig["precision"] if x["rate"] == rate and
+                      x["tool"] == tool), None)
+            if not e or not e.get("error_ns.p99"):
+                continue
+            names.append(tool)
+            p50.append(e["error_ns.p50"]["median"] / 1000)
+            p99.append(e["error_ns.p99"]["median"] / 1000)
+        y = range(len(names))
+        ax.barh(y, p99, color="#c44", label="p99")
+        ax.barh(y, p50, color="#48c", label="p50")
+        ax.set_yticks(list(y), names)
+        ax.set_xscale("log")
+        ax.set_xlabel("inter-departure error (µs, log)")
+        ax.set_title(f"{rate:,} packets/s")
+        ax.legend(loc="lower right")
+    f.tight_layout()
+    f.savefig(path)
+    plt.close(f)
+    return path
+
+
+def plot_bars(rows, key, value, path, xlabel, title, log=False):
+    if not rows:
+        return None
+    f, ax = plt.subplots(figsize=(7, max(2.5, 0.35 * len(rows))))
+    names = [str(r[key]) for r in rows]
+    vals = [r[value]["median"] if r.get(value) else 0 for r in rows]
+    ax.barh(range(len(rows)), vals, color="#48c")
+    ax.set_yticks(range(len(rows)), names)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    f.tight_layout()
+    f.savefig(path)
+    plt.close(f)
+    return path
+
+
+def write(fig, plots, report, results_rel):
+    plots.mkdir(parents=True, exist_ok=True)
+    rel = os.path.relpath(plots, report.parent)
+    mach = fig.get("machine", {})
+    guest = mach.get("guest") or {}
+    plan = fig["plan"]
+    lines = [
+        "# mtg benchmarks",
+        "",
+        f"Results: [`{results_rel}`]({results_rel}) (every figure, every "
+        "run, the targets). Made by `make bench` (bench/run); raw data in "
+        f"`{fig.get('raw')}` (not kept in git).",
+        "",
+        "## Where this ran",
+        "",
+        f"- Host: {mach.get('host_cpu')}, {mach.get('host_cpus')} CPUs, "
+        f"{mach.get('host_mem_gib')} GiB, kernel {mach.get('host_kernel')}.",
+        f"- VM: kernel {guest.get('kernel')}, {guest.get('cpus')} vCPUs, "
+        f"{guest.get('mem_kib', 0) // 1024} MiB, clocksource "
+        f"{guest.get('clocksource')}, {mach.get('qemu')}, accelerator "
+        f"**{guest.get('accel', '?').upper()}**"
+        f"{' (software emulation)' if guest.get('accel') == 'tcg' else ''}; "
+        "booted once by virtme-ng for every VM figure; senders on CPU 0, "
+        "receive work on CPU 1 (RPS on v1).",
+        "- **Absolute figures under emulation are not hardware figures**: "
+        "TCG's timers are coarse and its CPU slow. Compare tools with each "
+        "other and with the floors measured in the same boot, as ratios.",
+        f"- Repetitions: {plan.get('reps')}; departures per precision "
+        f"setting: {plan.get('departures'):,}; tools interleaved (the order "
+        "turns each repetition). Figures are medians, (min–max) over "
+        "repetitions.",
+        "- Generation and analysis ran on the host, not in the VM.",
+        "",
+        "## Targets",
+        "",
+        "| target | value | target | met |",
+        "|---|---|---|---|",
+    ]
+    for name, t in fig["targets"].items():
+        val = t["value"]
+        val = "–" if val is None else f"{val:,.4g}"
+        goal = "–" if t["target"] is None else f"{t['target']:,.4g}"
+        lines.append(f"| {name} | {val} | {goal} | "
+                     f"{'yes' if t['met'] else '**no**'} |")
+    lines += ["", "What falls short and why: *Findings* below.", ""]
+
+    lines += ["## Dispatch precision", "",
+              "Inter-departure error on the wire (µs), latenesses (µs) where "
+              "the tool stamps its departures (mtg's TX stamp, a timer's "
+              "callback or wake-up), the sending CPU's busy time during the "
+              "run (s), and precise mode's spin (s).", ""]
+    p = plot_precision(fig, plots / "precision.png")
+    if p:
+        lines += [f"![precision]({rel}/precision.png)", ""]
+    lines += ["| rate | tool | error p50 | p99 | p99.9 | max | lateness p99 |"
+              " rate error | CPU 0 busy s | spin s | frames | capture/softnet "
+              "drops |", "|" + "---|" * 12]
+    for e in fig["precision"]:
+        lines.append(
+            f"| {e['rate']:,} | {e['tool']} | {m(e, 'error_ns.p50', 1e-3)} | "
+            f"{m(e, 'error_ns.p99', 1e-3)} | {m(e, 'error_ns.p999', 1e-3)} | "
+            f"{m(e, 'error_ns.max', 1e-3)} | {m(e, 'lateness_ns.p99', 1e-3)} |"
+            f" {m(e, 'rate_error', 100, '{:+.4f}%')} | "
+            f"{m(e, 'cpu_s_sending')} | {m(e, 'spin_s', 1, '{:.2f}')} | "
+            f"{m(e, 'frames', 1, '{:,.0f}')} | "
+            f"{m(e, 'capture_dropped', 1, '{:.0f}')}/"
+            f"{m(e, 'softnet_dropped', 1, '{:.0f}')} |")
+    lines += ["", "## Rate", "",
+              "Highest rate on one CPU (frames/s at L2 without FCS): mtg's "
+              "highest requested CBR rate that the wire kept within 1% "
+              "(a ladder relative to pktgen's ceiling in the same "
+              "repetition); the peers' rate on the wire at full speed "
+              "(pktgen without delay, trafgen, iperf3 -b 0, D-ITG asked "
+              f"{plan.get('rate_ditg_asked', 0):,}/s).", "",
+              "| length | tool | frames/s |", "|---|---|---|"]
+    for e in fig["rate"]:
+        lines.append(f"| {e['length']} | {e['tool']} | "
+                     f"{m(e, 'pps', 1, '{:,.0f}')} |")
+    rp = plot_bars([dict(e, name=f"{e['length']} B {e['tool']}")
+                    for e in fig["rate"]], "name", "pps",
+                   plots / "rate.png", "frames/s", "highest rate, one CPU")
+    if rp:
+        lines += ["", f"![rate]({rel}/rate.png)"]
+    lines += ["", "Ratios of mtg to each peer in the same run:", ""]
+    for k, v in fig["ratios"].items():
+        if v is not None:
+            lines.append(f"- `{k}`: {v:.3g}")
+    lines += ["", "## Flow scaling", "",
+              f"{plan.get('scale_total_pps', 0):,} frames/s in total for "
+              f"{plan.get('scale_seconds')} s, spread over N TGs whose "
+              "departures interleave; rate and lateness from the capture "
+              "(the TX stamp minus the schedule in every header).", "",
+              "| TGs | aggregate frames/s | lateness p50 µs | p99 | max | "
+              "sent |", "|---|---|---|---|---|---|"]
+    for e in fig["scaling"]:
+        lines.append(f"| {e['tgs']:,} | {m(e, 'achieved_pps', 1, '{:,.1f}')}"
+                     f" | {m(e, 'lateness_ns.p50', 1e-3)} | "
+                     f"{m(e, 'lateness_ns.p99', 1e-3)} | "
+                     f"{m(e, 'lateness_ns.max', 1e-3)} | "
+                     f"{m(e, 'sent', 1, '{:,.0f}')} |")
+    lines += ["", "## Recording", "",
+              "mtgctl run recording what comes back on v1 to /run (guest "
+              "memory), at mtg's highest sustained rate and lower until no "
+              "record is dropped.", "",
+              "| rep | requested/s | wire/s | sent | records | ring drops |",
+              "|---|---|---|---|---|---|"]
+    for r in fig["recording_runs"]:
+        w = "–" if r["wire_pps"] is None else f"{r['wire_pps']:,.0f}"
+        lines.append(f"| {r['rep']} | {r['requested']:,} | {w} | "
+                     f"{r['sent']:,} | {r['records']:,} | {r['ring_drops']:,} |")
+    lines += ["", "## Timetable generation (host)", "",
+              "Entries per second of CPU time, one core, `mtgctl table "
+              "--format bin` of a streamed table.", "",
+              "| model | M entries/s |", "|---|---|"]
+    for g in fig["generation"]:
+        lines.append(f"| {g['model']} | {m(g, 'entries_per_s', 1e-6)} |")
+    gp = plot_bars(fig["generation"], "model", "entries_per_s",
+                   plots / "generation.png", "entries/s per core",
+                   "timetable generation")
+    if gp:
+        lines += ["", f"![generation]({rel}/generation.png)"]
+    a = fig.get("analysis")
+    if a:
+        lines += ["", "## Analysis (host)", "",
+                  f"{a['records']:,} records of {a['record_bytes']} B, in the "
+                  "page cache.", "",
+                  "| what | value |", "|---|---|",
+                  f"| numpy sum of the bytes, GB/s | "
+                  f"{m(a, 'numpy_sum_bytes_per_s', 1e-9, '{:.2f}')} |",
+                  f"| mtgsap basic statistics, GB/s | "
+                  f"{m(a, 'basic_bytes_per_s', 1e-9, '{:.2f}')} |",
+                  f"| mtgsap basic statistics, M records/s | "
+                  f"{m(a, 'basic_records_per_s', 1e-6)} |",
+                  f"| time ratio mtgsap / numpy | "
+                  f"{m(a, 'basic_vs_numpy', 1, '{:.2f}')} |",
+                  f"| `mtgsap stats FILE owd` (whole command), s | "
+                  f"{m(a, 'cli_s', 1, '{:.2f}')} |"]
+    if fig.get("failures"):
+        lines += ["", "## Runs that failed", "",
+                  "Each is left out of the figures above.", ""]
+        for f in fig["failures"]:
+            what = ", ".join(f"{k} {v}" for k, v in f.items() if k != "error")
+            lines.append(f"- {what}: `{f['error'].splitlines()[0][:300]}`")
+    # What the figures mean is written by a person, beside the figures.
+    findings = report.parent / "findings.md"
+    lines += ["", "## Findings", ""]
+    lines += [findings.read_text().rstrip()] if findings.exists() else \
+        ["(bench/findings.md: none written yet)"]
+    report.write_text("\n".join(lines) + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    raise SystemExit("use bench/analyze.py")
