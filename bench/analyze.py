@@ -74,6 +74,8 @@ def mtg_series(frames):
         if len(udp) < HDR.size:
             continue
         f = HDR.unpack_from(udp)
+        if f[0] != wire.abi.HDR_MAGIC:
+            continue
         rows.append((ts, f[6], f[7], f[13]))
     return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
@@ -296,7 +298,10 @@ def scaling_run(raw, r):
         d = rec.data
         if len(d) >= 42 + HDR.size and d[12:14] == b"\x08\x00" and d[23] == 17:
             ihl = (d[14] & 15) * 4
-            frames.append((rec.ts_ns, d[14 + ihl + 8:]))
+            udp = d[14 + ihl + 8:]
+            # mtg's frames only (the magic), whatever else was on the wire
+            if HDR.unpack_from(udp)[0] == wire.abi.HDR_MAGIC:
+                frames.append((rec.ts_ns, udp))
     s = mtg_series(frames)
     out = dict(tgs=r["tgs"], rep=r["rep"], frames=len(s),
                capture_dropped=(r["capture"]["dropped"] or 0) +

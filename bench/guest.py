@@ -377,7 +377,8 @@ def rate(out, plan, mac, rep):
                         info = pktgen_run(mac, 6001, plan["rate_pktgen_count"],
                                           0, length)
                     elif tool == "trafgen":
-                        info = trafgen_run(out, mac, 6002, length, seconds)
+                        info = trafgen_run(out, mac, 6002, length,
+                                           plan["rate_pktgen_count"])
                     elif tool == "iperf3":
                         info = iperf3_run(out, length, seconds)
                     else:
@@ -422,18 +423,23 @@ def rate(out, plan, mac, rep):
     return results, best
 
 
-def trafgen_run(out, mac, port, length, seconds):
+def trafgen_run(out, mac, port, length, count):
+    """trafgen sending count frames (it stops by itself: a SIGINT reaches
+    only its parent, and the child it forks per CPU sends on)."""
     conf = out / f"trafgen-{length}.txf"
     write(conf, "{ eth(da=%s, type=0x0800), ipv4(sa=%s, da=%s, ttl=64), "
           "udp(sp=9, dp=%d), fill(0x00, %d) }\n"
           % (mac, TX_IP, RX_IP, port, length - UDP_OVERHEAD))
     proc = subprocess.Popen(["trafgen", "-o", TX, "-i", str(conf), "-P", "1",
-                             "-q", "-Q"], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            cwd="/run")
-    time.sleep(seconds)
-    proc.send_signal(signal.SIGINT)
-    output, _ = proc.communicate(timeout=60)
+                             "-n", str(count), "-q", "-Q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, cwd="/run", start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
     return dict(rc=proc.returncode, output=output[-2000:])
 
 
