@@ -268,6 +268,36 @@ def test_g821_by_hand(tmp_path, capsys):
     assert "G.821" in out.splitlines()[0] and "8.10811" in out
 
 
+def test_g821_header_corrupt_packet_counts_as_lost(tmp_path, capsys):
+    """analysis.rst: a header-corrupt packet vouches for nothing (not even
+    its sequence number): its second lost its bits, as if it were lost."""
+    r = g821_recording()
+    i = np.flatnonzero((r["sched_ns"] - T0) // S == 130)[4]
+    r["flags"][i] |= F_HDR_CORRUPT
+    r["seq"][i] = 987654321                     # garbage, not to be trusted
+    path = save(tmp_path, r)
+    code, out, _ = run(capsys, "g821", path, "--json")
+    g = json.loads(out)["tgs"][0]
+    # test_g821_by_hand's figures, second 130 now an SES (1 packet of 10:
+    # 8000 of 80000 bits, far above 1e-3) and so an ES too.
+    assert (g["seconds"], g["unavailable"], g["available"]) == (200, 15, 185)
+    assert (g["ses"], g["es"]) == (12, 16)
+
+
+def test_g821_interval(tmp_path, capsys):
+    """--from 10s --to 60s: seconds 10 to 59 of test_g821_by_hand's
+    recording, worked out again by hand."""
+    path = save(tmp_path, g821_recording())
+    code, out, _ = run(capsys, "g821", path, "--json", "--from", "10s",
+                       "--to", "60s")
+    g = json.loads(out)["tgs"][0]
+    # 20..34: 15 SES, unavailable; 50..58: 9 SES in available time; the 26
+    # available seconds that are not SES make no whole minute.
+    assert (g["start_s"], g["seconds"]) == (10, 50)
+    assert (g["unavailable"], g["available"]) == (15, 35)
+    assert (g["ses"], g["es"], g["minutes"], g["dm"]) == (9, 9, 0, 0)
+
+
 @pytest.mark.parametrize("ses, unavailable", [
     ("S" * 9 + "." * 5, "." * 14),
     ("S" * 10 + "." * 9, "U" * 19),
@@ -404,6 +434,81 @@ def test_basic_refuses_percentiles(tmp_path, capsys):
     path, _ = random_recording(tmp_path, n=10)
     code, _, err = run(capsys, "stats", path, "owd", "--basic", "--pmf")
     assert code == 1 and "--basic computes no percentiles" in err
+
+
+def test_test_points_jitter_and_selection_agree_with_numpy(tmp_path,
+                                                            capsys):
+    """The delay between two test points neither of which is rx, the
+    jitter of a time point other than rx, for one TG of two and an
+    interval closed on both sides, against numpy computed here."""
+    rng = np.random.default_rng(7)
+    n = 4000
+    r = np.concatenate([packets(range(n), tg=1), packets(range(n), tg=2)])
+    r = r[np.argsort(r["rx_ns"], kind="stable")]
+    r["tx_ns"] += rng.integers(0, 50_000, len(r)).astype(np.uint64)
+    r["rx_ns"] = r["tx_ns"] + rng.integers(MS, 9 * MS, len(r)).astype(np.uint64)
+    r["tp_ns"][:, 0] = r["tx_ns"] + rng.integers(1, 1000, len(r)).astype(np.uint64)
+    r["tp_ns"][:, 2] = r["tp_ns"][:, 0] + rng.integers(-500, MS, len(r))
+    r["tp_ns"][::5, 0] = 0                       # not stamped
+    r["tp_ns"][::13, 2] = 0
+    r["flags"][::17] |= F_CSUM_BAD
+    r["flags"][::29] |= F_HDR_CORRUPT
+    path = save(tmp_path, r)
+    code, out, _ = run(capsys, "stats", path, "delay_tp0_tp2", "jitter_tx",
+                       "--tg", "2", "--from", "50s", "--to", "300s",
+                       "--json", "--percentiles", "50,99")
+    assert code == 0
+    got = json.loads(out)
+    t = r["rx_ns"].astype(np.int64) - T0
+    sound = (r["flags"] & F_HDR_CORRUPT) == 0
+    stamps = sound & ((r["flags"] & F_CSUM_BAD) == 0)
+    chosen = (r["tg_id"] == 2) & sound & (t >= 50 * S) & (t < 300 * S)
+    tp0, tp2 = (r["tp_ns"][:, k].astype(np.int64) for k in (0, 2))
+    delay = (tp2 - tp0)[chosen & stamps & (tp0 != 0) & (tp2 != 0)]
+    # jitter_tx: the change of (tx - sched) from the previous packet of the
+    # same TG, for consecutive sequence numbers, both sound; on the later.
+    late = r["tx_ns"].astype(np.int64) - r["sched_ns"].astype(np.int64)
+    jit = []
+    for tg in (1, 2):
+        idx = np.flatnonzero(r["tg_id"] == tg)
+        idx = idx[np.argsort(r["seq"][idx], kind="stable")]
+        for a, b in zip(idx[:-1], idx[1:]):
+            if r["seq"][b] == r["seq"][a] + 1 and stamps[a] and stamps[b] \
+                    and chosen[b]:
+                jit.append(late[b] - late[a])
+    for name, v in (("delay_tp0_tp2", delay), ("jitter_tx", np.array(jit))):
+        d = got[name]
+        assert d["count"] == len(v) > 100
+        assert (d["min"], d["max"]) == (v.min(), v.max())
+        assert d["mean"] == pytest.approx(v.mean(), rel=1e-12)
+        assert d["variance"] == pytest.approx(v.var(ddof=1), rel=1e-9)
+        for p in (50, 99):
+            assert d[f"p{p:g}"] == pytest.approx(np.percentile(v, p))
+
+
+def test_cdf_lists_every_bin(tmp_path, capsys):
+    """--cdf: the empty bins too, the CDF the running sum of the PMF and
+    numpy's empirical CDF at every bin's end."""
+    rng = np.random.default_rng(5)
+    r = packets(range(3000))
+    gap = rng.integers(0, 2, len(r)) * 8 * MS     # two clusters, a hole
+    r["rx_ns"] = r["tx_ns"] + MS + gap + rng.integers(0, MS, len(r))
+    path = save(tmp_path, r)
+    code, out, _ = run(capsys, "stats", path, "owd", "--cdf", "--bins",
+                       "10", "--json")
+    pm = json.loads(out)["owd"]["pmf"]
+    v = np.sort((r["rx_ns"] - r["tx_ns"]).astype(np.int64))
+    assert len(pm["p"]) == 10 and 0 in pm["p"]    # the hole's bins
+    assert pm["cdf"] == pytest.approx(list(np.cumsum(pm["p"])))
+    ends = np.array(pm["value"][1:] + [v.max()], dtype=np.float64)
+    emp = np.searchsorted(v, ends, side="right") / len(v)
+    # the last bin is closed; the others end just before the next start
+    assert pm["cdf"][-1] == pytest.approx(1.0)
+    assert pm["cdf"][:-1] == pytest.approx(list(
+        np.searchsorted(v, ends[:-1], side="left") / len(v)))
+    assert emp[-1] == 1.0
+    code, out, _ = run(capsys, "stats", path, "owd", "--cdf", "--bins", "10")
+    assert code == 0 and out.count("\n") >= 10 + 2
 
 
 def test_pmf_and_cdf(tmp_path, capsys):
