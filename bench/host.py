@@ -9,11 +9,10 @@ kernel, on the host (no emulation: these are the machine's own figures).
   wait4), which is one core's: mtgctl draws on one thread.
 - Analysis: a recording of RECORDS records; mtgsap's basic statistics of
   the one-way delay (count, min, max, mean, variance: `describe` without
-  percentiles, as `mtgsap stats` computes them, through the memory-mapped
+  percentiles: `mtgsap stats FILE owd --basic`, through the memory-mapped
   API) against numpy summing the same bytes as 64-bit words, both with
   the file in the page cache: the memory-bandwidth limit of reading the
-  records. Also the whole `mtgsap stats` command, percentiles and start-up
-  included.
+  records. Also the whole command, start-up included.
 
 Results: RAWDIR/host.json.
 """
@@ -118,7 +117,6 @@ def analysis(raw, n, reps):
     sys.path.insert(0, str(ROOT / "analysis"))
     import mtgsap
     from mtgsap import stats
-    from mtgsap.fields import column
     path = pathlib.Path(os.environ.get("MTG_BENCH_TMP", "/tmp")) / \
         f"mtg-bench-{os.getpid()}.rec"
     recording_file(path, n)
@@ -131,9 +129,9 @@ def analysis(raw, n, reps):
         words.sum()                   # the file into the page cache
 
         def basic():
+            # what `mtgsap stats FILE owd --basic` computes
             r = mtgsap.open(path)
-            c = column(r.records, "owd", r.start_ns)
-            stats.describe(c.taken(np.ones(len(r.records), bool)), ())
+            stats.basic(r.records, "owd", None, r.start_ns)
 
         out = dict(records=n, record_bytes=rec.records.itemsize,
                    bytes=body, reps=[])
@@ -142,7 +140,8 @@ def analysis(raw, n, reps):
             t_basic = min(best_of(basic, 3))
             t0 = time.perf_counter()
             subprocess.run([str(VENV_BIN / "mtgsap"), "stats", str(path),
-                            "owd"], check=True, stdout=subprocess.DEVNULL)
+                            "owd", "--basic"], check=True,
+                           stdout=subprocess.DEVNULL)
             t_cli = time.perf_counter() - t0
             out["reps"].append(dict(numpy_sum_s=t_sum, basic_s=t_basic,
                                     cli_s=t_cli))
@@ -156,14 +155,20 @@ def analysis(raw, n, reps):
 
 
 def main():
+    """bench/host.py RAWDIR [generation|analysis]: both, or one again."""
     raw = pathlib.Path(sys.argv[1])
+    parts = sys.argv[2:] or ["generation", "analysis"]
     plan = json.loads((raw / "plan.json").read_text())
     reps = plan["reps"]
-    result = dict(
-        generation=generation(raw, plan.get("generation_entries", 20_000_000),
-                              reps),
-        analysis=analysis(raw, plan.get("analysis_records", 10_000_000), reps))
-    (raw / "host.json").write_text(json.dumps(result, indent=1))
+    out = raw / "host.json"
+    result = json.loads(out.read_text()) if out.exists() else {}
+    if "generation" in parts:
+        result["generation"] = generation(
+            raw, plan.get("generation_entries", 20_000_000), reps)
+    if "analysis" in parts:
+        result["analysis"] = analysis(
+            raw, plan.get("analysis_records", 10_000_000), reps)
+    out.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -184,7 +184,7 @@ def write(fig, plots, report, results_rel):
               "|---|---|---|---|---|---|"]
     for r in fig["recording_runs"]:
         w = "–" if r["wire_pps"] is None else f"{r['wire_pps']:,.0f}"
-        lines.append(f"| {r['rep']} | {r['requested']:,} | {w} | "
+        lines.append(f"| {r['rep']} | {r['requested']:,.0f} | {w} | "
                      f"{r['sent']:,} | {r['records']:,} | {r['ring_drops']:,} |")
     lines += ["", "## Timetable generation (host)", "",
               "Entries per second of CPU time, one core, `mtgctl table "
