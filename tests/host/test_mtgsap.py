@@ -155,6 +155,14 @@ def test_copy_checks_and_never_overwrites(tmp_path, capsys):
     # Nothing half-written is left beside the files.
     assert sorted(p.name for p in tmp_path.iterdir()) == \
         ["a.rec", "b.rec", "c.rec"]
+    # A finished recording cut short (records lost in transit) is refused
+    # even with --partial: its header promises more than it holds.
+    cut = save(tmp_path, packets(range(50)), name="cut.rec")
+    os.truncate(cut, os.path.getsize(cut) - 3 * 96)
+    for extra in ((), ("--partial",)):
+        code, _, err = run(capsys, "copy", cut, tmp_path / "d.rec", *extra)
+        assert code == 1 and "truncated" in err
+        assert not (tmp_path / "d.rec").exists()
 
 
 def test_header_layout():
@@ -247,7 +255,8 @@ def test_g821_by_hand(tmp_path, capsys):
     code, out, _ = run(capsys, "g821", path, "--json")
     assert code == 0
     data = json.loads(out)
-    assert "G.821" in data["edition"]
+    assert data["edition"] == ("CCITT Rec. G.821, Blue Book (1988), which "
+                               "keeps the Red Book's (1984) degraded minutes")
     g = data["tgs"][0]
     # Unavailable: the 15 SES from second 20 (10 in a row start it and are
     # part of it; the 10 good seconds from 35 end it and are available).
