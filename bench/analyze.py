@@ -53,8 +53,9 @@ def spread(values):
     return dict(min=min(v), median=statistics.median(v), max=max(v), n=len(v))
 
 
-def frames_to(path, port):
-    """(stamp ns, frame bytes) of the UDP frames to port in a pcap."""
+def frames_to(path, port=None):
+    """(stamp ns, UDP payload) of the IPv4 UDP frames to port (None: any)
+    in a pcap."""
     _, records = wire.read_pcap(path)
     out = []
     for r in records:
@@ -62,7 +63,8 @@ def frames_to(path, port):
         if len(d) < 42 or d[12:14] != b"\x08\x00" or d[23] != 17:
             continue
         ihl = (d[14] & 15) * 4
-        if struct.unpack_from("!H", d, 14 + ihl + 2)[0] == port:
+        if port is None or \
+                struct.unpack_from("!H", d, 14 + ihl + 2)[0] == port:
             out.append((r.ts_ns, d[14 + ihl + 8:]))
     return out
 
@@ -292,17 +294,8 @@ def analyze(raw):
 
 
 def scaling_run(raw, r):
-    frames = []
-    _, records = wire.read_pcap(raw / f"{r['name']}.pcap")
-    for rec in records:
-        d = rec.data
-        if len(d) >= 42 + HDR.size and d[12:14] == b"\x08\x00" and d[23] == 17:
-            ihl = (d[14] & 15) * 4
-            udp = d[14 + ihl + 8:]
-            # mtg's frames only (the magic), whatever else was on the wire
-            if HDR.unpack_from(udp)[0] == wire.abi.HDR_MAGIC:
-                frames.append((rec.ts_ns, udp))
-    s = mtg_series(frames)
+    # every TG has its own port; mtg_series keeps mtg's frames only
+    s = mtg_series(frames_to(raw / f"{r['name']}.pcap"))
     out = dict(tgs=r["tgs"], rep=r["rep"], frames=len(s),
                capture_dropped=(r["capture"]["dropped"] or 0) +
                (r["capture"]["if_dropped"] or 0))

@@ -166,8 +166,7 @@ class BenchCapture(Capture):
 
     def command(self):
         cmd = super().command()
-        at = cmd.index("tcpdump") if "tcpdump" in cmd else \
-            next(i for i, c in enumerate(cmd) if c.endswith("tcpdump"))
+        at = 4 if self.ns else 0        # after "ip netns exec NS"
         return cmd[:at] + ["taskset", "-c", str(RECV_CPU)] + cmd[at:]
 
 

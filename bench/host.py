@@ -26,6 +26,10 @@ import time
 
 import numpy as np
 
+import mtgsap                   # installed in the venv by make deps
+from mtgsap import stats
+from mtgsap.recording import empty
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MTGCTL = ROOT / "ctl" / "mtgctl"
 VENV_BIN = pathlib.Path(sys.executable).parent
@@ -85,9 +89,6 @@ def generation(raw, entries, reps):
 
 
 def recording_file(path, n):
-    sys.path.insert(0, str(ROOT / "analysis"))
-    import mtgsap
-    from mtgsap.recording import empty
     rng = np.random.default_rng(1)
     t0 = 1_767_225_600_000_000_000
     r = empty(n)
@@ -114,9 +115,6 @@ def best_of(fn, k):
 
 
 def analysis(raw, n, reps):
-    sys.path.insert(0, str(ROOT / "analysis"))
-    import mtgsap
-    from mtgsap import stats
     path = pathlib.Path(os.environ.get("MTG_BENCH_TMP", "/tmp")) / \
         f"mtg-bench-{os.getpid()}.rec"
     recording_file(path, n)
