@@ -198,7 +198,8 @@ struct mtg_tg {
 	/* Counters: written by their one owner, read without locks. */
 	struct mtg_tg_stats st;		/* tg_id, state, error, cpu unused */
 
-	unsigned long pending;		/* BIT(MTG_TG_EV_*) */
+	atomic_long_t pending;		/* BIT(MTG_TG_EV_*) */
+	atomic64_t events;		/* notifications owed or sent */
 };
 
 /* mtg_main.c */

@@ -66,7 +66,13 @@ struct mtg_cpu *mtg_cpu_get(unsigned int cpu)
  */
 void mtg_tg_raise(struct mtg_tg *tg, enum mtg_tg_ev ev)
 {
-	set_bit(ev, &tg->pending);
+	/*
+	 * The first event since the last notification owes one more: counted
+	 * now, so that counters read when a TG has ended include the
+	 * notification of its end, whenever the event work sends it.
+	 */
+	if (!atomic_long_fetch_or(BIT(ev), &tg->pending))
+		atomic64_inc(&tg->events);
 	/* Coalesced: at most one notification per TG per 100 ms. */
 	schedule_delayed_work(&tg->s->event_work, HZ / 10);
 }

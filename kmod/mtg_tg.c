@@ -565,6 +565,7 @@ out_unlock:
 void mtg_tg_fill_stats(const struct mtg_tg *tg, struct mtg_tg_stats *st)
 {
 	memcpy(st, &tg->st, sizeof(*st));
+	st->events = atomic64_read(&tg->events);
 	st->tg_id = tg->id;
 	st->state = READ_ONCE(tg->state);
 	st->error = READ_ONCE(tg->error);
@@ -633,11 +634,10 @@ void mtg_tg_event_work(struct work_struct *work)
 
 	mutex_lock(&s->lock);
 	xa_for_each(&s->tgs, id, tg) {
-		unsigned long events = xchg(&tg->pending, 0);
+		unsigned long events = atomic_long_xchg(&tg->pending, 0);
 
 		if (!events)
 			continue;
-		tg->st.events++;
 		mtg_notify_tg(s, tg, events);
 		mtg_rx_tg_event(s, tg, events);
 	}

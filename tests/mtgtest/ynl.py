@@ -8,6 +8,7 @@ linux-source-6.12) under $MTG_CACHE/ynl.
 import os
 import pathlib
 import sys
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "Documentation/netlink/specs/mtg.yaml"
@@ -42,3 +43,18 @@ def family():
 
 def nl_error():
     return _lib().NlError
+
+
+def notifications(nl, done, name=None, seconds=20):
+    """The notifications nl (subscribed) receives, in order, as ynl gives
+    them ({"name", "msg", ...}; only those called name if given), gathered
+    until done(the list) holds or seconds pass."""
+    got, deadline = [], time.monotonic() + seconds
+    while not done(got) and time.monotonic() < deadline:
+        nl.check_ntf()
+        while nl.async_msg_queue:
+            item = nl.async_msg_queue.pop(0)
+            if name is None or item["name"] == name:
+                got.append(item)
+        time.sleep(0.05)
+    return got

@@ -9,7 +9,8 @@ witness where the wire can tell:
 - a run that succeeds: exit 0, every field of the JSON summary, and the
   summary equal to what the wire saw (packets, bytes, sequence numbers,
   headers, the lateness percentiles recomputed from the frames' own
-  stamps, late packets above the threshold);
+  stamps, late packets above the threshold) and, for `events`, to the
+  notifications a netlink listener got;
 - a start that fails (a destination nobody answers ARP for: EHOSTUNREACH
   after the module's 2 s wait) kills the TGs already started: exit 1, the
   failing TG named, no summary, no frame even after the start time;
@@ -39,7 +40,7 @@ import time
 
 import pytest
 
-from mtgtest import abi, wire
+from mtgtest import abi, wire, ynl
 from mtgtest.capture import Capture
 from mtgtest.ctl import (act_when, mtgctl_run, mtgctl_start, summary_of,
                          write_idf)
@@ -232,11 +233,16 @@ tgid 2 dst {b}:9002 pkts fixed 250 250 thro 2M time relative 0 1s
 tgid 3 dst {b}:9003 pkts fixed 200 200 inta 1ms time relative 0.5 0.5s
        late skip mac {link['b_mac']}
 """)
+    nl = ynl.family()
+    nl.ntf_subscribe("events")    # the witness of each TG's `events`
     with Capture(link["b"], ns=link["ns_b"], bpf="udp") as cap:
         res = mtgctl_run(tmp_path, "--start-delay", START_DELAY)
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stderr == ""
     assert cap.lossless, cap.stderr
+    notes = [e["msg"] for e in ynl.notifications(nl, lambda got: sum(
+        "finished" in e["msg"]["event"] for e in got) >= 3,
+        name="tg-event-ntf")]
 
     head = first_line(res.stdout)
     s = summary_of(tmp_path)
@@ -263,6 +269,15 @@ tgid 3 dst {b}:9003 pkts fixed 200 200 inta 1ms time relative 0.5 0.5s
     for tg in s["tgs"]:
         check_against_wire(tg, frames[tg["id"]], link)
     assert s["end_ns"] >= max(f.mtg.tx_ns for f in ours)
+
+    # `events`: the notifications each TG raised, as a listener got them;
+    # TG 2 (its threshold) was late at least once only if late_packets.
+    for tg in s["tgs"]:
+        mine = [n for n in notes if n["id"] == tg["id"]]
+        assert tg["events"] == len(mine) >= 1, (tg["id"], mine)
+        kinds = set().union(*(n["event"] for n in mine))
+        assert kinds == ({"late", "finished"} if tg["late_packets"]
+                         else {"finished"}), (tg["id"], kinds)
 
     # TG 1: every parameter on the wire; departures 1 ms apart from T0.
     f1 = frames[1]

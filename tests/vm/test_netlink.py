@@ -6,7 +6,6 @@ import errno
 import json
 import os
 import sys
-import time
 
 import pytest
 
@@ -95,18 +94,6 @@ def test_session_end_needs_cap_net_admin(nl):
         assert not s.stats().flags & abi.SESSION_F_ENDED
 
 
-def collect(nl, want, seconds=10):
-    got, deadline = [], time.monotonic() + seconds
-    while time.monotonic() < deadline and len(got) < want:
-        nl.check_ntf()
-        while nl.async_msg_queue:
-            item = nl.async_msg_queue.pop(0) if isinstance(
-                nl.async_msg_queue, list) else nl.async_msg_queue.get()
-            got.append(item)
-        time.sleep(0.05)
-    return got
-
-
 def test_events(nl, veth):
     nl.ntf_subscribe("events")
     a, _ = veth()
@@ -115,7 +102,7 @@ def test_events(nl, veth):
     s.iface_add(ifindex(a))
     run("ip", "link", "del", a, timeout=30)
     s.close()
-    names = [(m["name"], m["msg"]["id"]) for m in collect(nl, 3)]
+    names = [(m["name"], m["msg"]["id"]) for m in ynl.notifications(nl, lambda got: len(got) >= 3, seconds=10)]
     assert names == [("session-new-ntf", sid), ("iface-lost-ntf", sid),
                      ("session-end-ntf", sid)]
 

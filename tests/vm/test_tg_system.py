@@ -11,6 +11,7 @@ import pytest
 
 from mtgtest import abi, ynl
 from mtgtest.system import ifindex, run, tai_ns
+from mtgtest.tg import LEAD_NS, TgSession
 
 GAP_NS = 1_000_000      # 1000 packets/s
 FRAME = 200             # bytes at L2
@@ -171,18 +172,9 @@ def test_events_are_coalesced(mtg, link):
         time.sleep(0.5)           # the last coalesced notification
         st = s.tg_stats(9)
         assert st.late_packets == st.sent == 1000
-        events = []
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and not any(
-                "finished" in e["msg"].get("event", ()) for e in events):
-            nl.check_ntf()
-            while nl.async_msg_queue:
-                msg = (nl.async_msg_queue.pop(0)
-                       if isinstance(nl.async_msg_queue, list)
-                       else nl.async_msg_queue.get())
-                if msg["name"] == "tg-event-ntf":
-                    events.append(msg)
-            time.sleep(0.05)
+        events = ynl.notifications(nl, lambda got: any(
+            "finished" in e["msg"].get("event", ()) for e in got),
+            name="tg-event-ntf", seconds=10)
         kinds = [set(e["msg"]["event"]) for e in events]
         assert any("late" in k for k in kinds)
         assert any("finished" in k for k in kinds)
@@ -190,6 +182,57 @@ def test_events_are_coalesced(mtg, link):
         # the first and the last): far fewer than the 1000 late packets.
         assert len(events) <= 15
         assert st.events == len(events)
+
+
+def test_error_and_underrun_events(mtg, make_link):
+    """A bad table entry raises `error`, a stream left empty `underrun`,
+    the end `finished`: each in a notification naming its TG, with the
+    counter that explains it; each TG's `events` counts its notifications."""
+    link = make_link(4)
+    nl = ynl.family()
+    nl.ntf_subscribe("events")
+    tgs = TgSession()
+    try:
+        sid = tgs.s.stats().session_id
+        start = tai_ns() + LEAD_NS
+        table = tgs.table([(GAP_NS, FRAME)] * 2)
+        tgs.start(link, 1, 0xE0, start, table=table, stop_count=50)
+        # A start refuses a bad table; afterwards every other slot is bad:
+        # 10 bytes, shorter than the headers.
+        tgs.t.write_entries(table[0], [(GAP_NS, 10)], first=1)
+        stream = tgs.stream(64)
+        stream.push([(GAP_NS, FRAME)] * 20)
+        tgs.start(link, 2, 0xE0, start, stream=stream, stop_count=40)
+        while tgs.stats(2).underruns == 0:
+            assert tgs.stats(2).state == abi.TG_RUNNING
+            time.sleep(0.05)
+        stream.push([(GAP_NS, FRAME)] * 20)
+        bad, starved = tgs.wait(1), tgs.wait(2)
+        got = ynl.notifications(nl, lambda got: sum(
+            "finished" in e["msg"].get("event", ()) for e in got) == 2,
+            name="tg-event-ntf")
+        time.sleep(0.5)   # nothing may follow the end
+        got += ynl.notifications(nl, lambda _: False, name="tg-event-ntf",
+                                 seconds=0.2)
+    finally:
+        tgs.close()
+    assert (bad.state, bad.sent, bad.bad_entries) == (abi.TG_FINISHED, 50, 49)
+    assert (starved.state, starved.sent) == (abi.TG_FINISHED, 40)
+    assert starved.underruns >= 1
+    for st, raised in ((bad, "error"), (starved, "underrun")):
+        mine = [e["msg"] for e in got if e["msg"]["id"] == st.tg_id]
+        assert {e["session-id"] for e in mine} == {sid}
+        kinds = set().union(*(e["event"] for e in mine))
+        assert kinds == {raised, "finished"}, (st.tg_id, kinds)
+        assert "finished" in mine[-1]["event"]
+        assert mine[-1]["state"] == "finished"
+        assert len(mine) == st.events, \
+            f"TG {st.tg_id}: {len(mine)} notifications, events says {st.events}"
+    first_error = next(e for e in got if "error" in e["msg"]["event"])["msg"]
+    assert first_error["bad-entries"] >= 1
+    first_underrun = next(e for e in got
+                          if "underrun" in e["msg"]["event"])["msg"]
+    assert first_underrun["underruns"] >= 1
 
 
 def test_admin_ending_the_session_kills_its_tgs(mtg, link):
