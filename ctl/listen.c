@@ -270,12 +270,13 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	ls.rx.any_flow = true;
 	if (listening_begin(&ls, &mi))
 		goto err_abandon;
+	listening_commit(&ls);
 	fprintf(sh.say, "listening on %d interface%s for %s", ndevs,
 		ndevs == 1 ? "" : "s", o->run_id ? "run " : "every run");
 	if (o->run_id)
 		fprintf(sh.say, "%llu", (unsigned long long)o->run_id);
-	if (o->output)
-		fprintf(sh.say, ", recording %s", o->output);
+	if (ls.out)
+		fprintf(sh.say, ", recording %s", ls.out);
 	fprintf(sh.say, ", from %llu (CLOCK_TAI)\n", (unsigned long long)start);
 	fflush(sh.say);
 

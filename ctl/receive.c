@@ -334,6 +334,12 @@ int listening_create(struct listening *ls, const char *path, bool force)
 	return 0;
 }
 
+void listening_commit(struct listening *ls)
+{
+	if (ls->recording)
+		ls->out = rec_commit(&ls->rec);
+}
+
 static const char *listen_hint(int err)
 {
 	switch (err) {

@@ -99,6 +99,8 @@ int listening_resolve(struct listening *ls, const struct idf_listen *l,
 		      struct netns_cache *nc);
 /* Create the recording (before anything else starts). */
 int listening_create(struct listening *ls, const char *path, bool force);
+/* The session is under way: a forced recording replaces the old one now. */
+void listening_commit(struct listening *ls);
 /* After the device's rings are mapped: record run_id (0: all), listen. */
 int listening_attach(struct listening *ls, struct mtg_dev *d,
 		     uint32_t run_id, bool pass, uint64_t t0);

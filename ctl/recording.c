@@ -19,23 +19,55 @@
 _Static_assert(sizeof(struct rec_file_header) == 64, "64-byte header");
 _Static_assert(REC_SIZE == 96, "the format's record is 96 bytes");
 
-int rec_create(struct recorder *w, const char *path, bool force)
+/* A new file beside path (same directory: rename() can replace path). */
+static int create_beside(struct recorder *w, const char *path)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+	size_t len = strlen(path) + sizeof(".XXXXXX");
+	mode_t mask;
 
-	memset(w, 0, sizeof(*w));
-	w->path = path;
-	w->fd = open(path, flags, 0666);
+	w->tmp_path = malloc(len);
+	if (!w->tmp_path)
+		return -ENOMEM;
+	snprintf(w->tmp_path, len, "%s.XXXXXX", path);
+	w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
 	if (w->fd < 0) {
 		int err = errno;
 
-		if (err == EEXIST)
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+		return -err;
+	}
+	/* mkostemp() makes 0600; a recording gets what open() would give. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(w->fd, 0666 & ~mask))
+		return -errno;
+	return 0;
+}
+
+int rec_create(struct recorder *w, const char *path, bool force)
+{
+	int err = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	if (force) {
+		err = create_beside(w, path);
+	} else {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (w->fd < 0)
+			err = -errno;
+	}
+	if (err) {
+		if (err == -EEXIST)
 			pr_err("%s exists: not overwriting a recording (--force to replace it)\n",
 			       path);
 		else
 			pr_err("cannot create the recording %s: %s\n", path,
-			       strerror(err));
-		return -err;
+			       strerror(-err));
+		if (w->tmp_path)
+			rec_abandon(w);
+		return err;
 	}
 	w->created = true;
 	w->buf = malloc(REC_BUF_BYTES);
@@ -206,15 +238,34 @@ int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns)
 	return w->error;
 }
 
+const char *rec_commit(struct recorder *w)
+{
+	if (!w->tmp_path)
+		return w->path;
+	if (rename(w->tmp_path, w->path)) {
+		pr_err("cannot replace %s: %s: recording in %s instead\n",
+		       w->path, strerror(errno), w->tmp_path);
+		/* Kept for the process's life: messages and summary name it. */
+		w->path = w->tmp_path;
+		w->tmp_path = NULL;
+		return w->path;
+	}
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	return w->path;
+}
+
 void rec_abandon(struct recorder *w)
 {
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
 	}
-	if (w->created)
-		unlink(w->path);
+	if (w->created || w->tmp_path)
+		unlink(w->tmp_path ? w->tmp_path : w->path);
 	w->created = false;
+	free(w->tmp_path);
+	w->tmp_path = NULL;
 	free(w->buf);
 	w->buf = NULL;
 }

@@ -43,6 +43,7 @@ struct rec_file_header {
 struct recorder {
 	int fd;			/* -1: closed */
 	const char *path;
+	char *tmp_path;		/* --force: written here until rec_commit() */
 	bool created;		/* we made the file (remove it if abandoned) */
 	uint8_t *buf;		/* records waiting to be written */
 	size_t len;		/* bytes in buf */
@@ -55,9 +56,17 @@ struct recorder {
 
 /*
  * Create path for writing; an existing file is refused (-EEXIST) unless
- * force. Prints what went wrong.
+ * force. With force the recording is written to a new file beside path
+ * and replaces it only at rec_commit(): a run that never starts leaves the
+ * old recording as it was. Prints what went wrong.
  */
 int rec_create(struct recorder *w, const char *path, bool force);
+/*
+ * The run has started: a forced recording takes path's place (rename).
+ * If that fails it says so and goes on in the file beside it; returns the
+ * path the recording is in.
+ */
+const char *rec_commit(struct recorder *w);
 /* Write the header and the metadata (meta_bytes of JSON). */
 int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes);
 /*

@@ -1051,6 +1051,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	fflush(r.say);
 	if (start_all(&r, false))
 		goto err_abandon;
+	listening_commit(&r.ls);
 	if (r.dash_on && dash_open(&r.dash))
 		r.dash_on = false;	/* it said why; plain lines instead */
 	if (!r.dash_on)

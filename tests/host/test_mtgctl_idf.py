@@ -442,10 +442,9 @@ def test_run_output_needs_listen(mtgctl, tmp_path):
 
 @pytest.mark.parametrize("force", [False, True])
 def test_run_keeps_an_existing_recording(mtgctl, tmp_path, force):
-    """An existing recording is never overwritten without --force; when
-    the run then fails (no device), a file it created is removed and one
-    it would have replaced is left as it was... with --force it was
-    truncated, which the run says nothing about: it never ran."""
+    """An existing recording is never overwritten without --force, and
+    with it only once the run is under way: a run that fails to start (no
+    device) leaves the old recording as it was and nothing beside it."""
     write(tmp_path, "listen lo\ntgid 1 dev lo dst 127.0.0.1:9 pkts 200 thro 1M\n")
     (tmp_path / "x.rec").write_text("precious")
     device = tmp_path / "no-such-device"
@@ -455,11 +454,11 @@ def test_run_keeps_an_existing_recording(mtgctl, tmp_path, force):
     assert r.returncode == 1
     if force:
         assert r.stderr.startswith(f"mtgctl: cannot open {device}: ")
-        assert not (tmp_path / "x.rec").exists()
     else:
         assert r.stderr == ("mtgctl: x.rec exists: not overwriting a "
                             "recording (--force to replace it)\n")
-        assert (tmp_path / "x.rec").read_text() == "precious"
+    assert (tmp_path / "x.rec").read_text() == "precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.idf", "x.rec"]
 
 
 def test_run_on_a_terminal_fails_before_the_dashboard(mtgctl, tmp_path):
