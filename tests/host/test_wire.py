@@ -154,6 +154,18 @@ def test_udp_over_ipv6_needs_a_checksum():
     assert wire.parse_frame(bytes(frame)).ok
 
 
+def test_mtg_frames_always_carry_a_udp_checksum():
+    """Over IPv4 a zero UDP checksum is legal, but mtg always computes one:
+    an MTG frame without it is an error, not a pass."""
+    frame = bytearray(wire.build_frame("10.0.0.1", "10.0.0.2", 1, 2,
+                                       mtg_header().encode(crc="auto")))
+    assert wire.parse_frame(bytes(frame)).ok
+    frame[34 + 6:34 + 8] = b"\0\0"
+    fr = wire.parse_frame(bytes(frame))
+    assert fr.mtg is not None
+    assert fr.errors == ["MTG frame without UDP checksum"]
+
+
 def test_udp_checksum_zero_is_sent_as_ffff():
     # Search a payload whose checksum computes to 0: it must be sent as ffff.
     for n in range(70000):
@@ -223,6 +235,17 @@ def test_lateness_buckets():
     assert b(2 ** 64 - 1) == 367
     # 1 ms: e = 19, (1e6 >> 16) & 7 = 15 & 7 = 7: 8 + 128 + 7.
     assert b(1_000_000) == 143
+
+
+def test_hist_summary_by_hand():
+    # 1..100: rank 50 is 50, in bucket [48, 52): 51; rank 99 is 99, in
+    # [96, 104): 103, capped at the maximum 100; mean 5050 // 100.
+    assert wire.hist_summary(list(range(100, 0, -1))) == \
+        {"p50": 51, "p99": 100, "p999": 100, "max": 100, "mean": 50}
+    assert wire.hist_summary([7], keys=("p50",)) == \
+        {"p50": 7, "max": 7, "mean": 7}
+    assert wire.hist_summary([]) == dict.fromkeys(
+        ("p50", "p99", "p999", "max", "mean"))
 
 
 def test_lateness_bucket_bounds_invert():

@@ -109,3 +109,101 @@ def no_port_counters(ns=None):
     return (int(table[("Udp:", "NoPorts")]),
             int(table[("Icmp:", "OutDestUnreachs")]),
             int(snmp6["Udp6NoPorts"]), int(snmp6["Icmp6OutDestUnreachs"]))
+
+
+def kthread_pid(comm):
+    """The pid of the kernel thread named comm (as mtg/0, the CPU 0 thread
+    of the dispatcher)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as f:
+                if f.read().strip() == comm:
+                    return int(entry)
+        except FileNotFoundError:
+            continue
+    pytest.fail(f"no kernel thread named {comm}")
+
+
+def sched_runtime(pid):
+    """(ns on the CPU, times scheduled in) of a task, from schedstat: the
+    scheduler's own accounting, independent of the module's counters."""
+    with open(f"/proc/{pid}/schedstat") as f:
+        runtime, _, slices = (int(x) for x in f.read().split())
+    return runtime, slices
+
+
+TRACEFS = "/sys/kernel/tracing"
+
+
+class Kprobe:
+    """A kprobe event (tracefs) on a kernel or module function, fetching
+    its arguments: what the code under test passes, seen from outside it.
+
+        with Kprobe("mtg_tx_send", "more=$arg3:u8") as probe:
+            ...
+        probe.values("more")  # one int per call, in trace order
+
+    The trace buffer is enlarged for the duration and any overrun fails
+    the test: a probe that lost calls witnesses nothing.
+    """
+
+    def __init__(self, symbol, fetch="", buffer_kib=16384):
+        self.symbol, self.fetch, self.buffer_kib = symbol, fetch, buffer_kib
+        self.event = f"mtgtest/{symbol}"
+        self.lines = []
+
+    def _write(self, name, text, append=False):
+        # Not open(): its append mode seeks to the end, which tracefs
+        # files refuse (EINVAL).
+        fd = os.open(f"{TRACEFS}/{name}", os.O_WRONLY | (
+            os.O_APPEND if append else os.O_TRUNC))
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+    def _read(self, name):
+        with open(f"{TRACEFS}/{name}") as f:
+            return f.read()
+
+    def __enter__(self):
+        if not os.path.exists(f"{TRACEFS}/kprobe_events"):
+            run("mount", "-t", "tracefs", "nodev", TRACEFS)
+        self.saved_kib = self._read("buffer_size_kb").split()[0]
+        self._write("buffer_size_kb", str(self.buffer_kib))
+        self._write("trace", "")
+        try:
+            self._write("kprobe_events", f"p:{self.event} {self.symbol} "
+                        f"{self.fetch}\n", append=True)
+        except OSError as e:
+            self._write("buffer_size_kb", self.saved_kib)
+            pytest.fail(f"kprobe on {self.symbol} {self.fetch} refused: {e}:"
+                        f" {self._read('error_log')}")
+        self._write(f"events/{self.event}/enable", "1")
+        return self
+
+    def __exit__(self, *exc):
+        self._write(f"events/{self.event}/enable", "0")
+        overruns = [int(m) for cpu in os.listdir(f"{TRACEFS}/per_cpu")
+                    for m in re.findall(r"^overrun: (\d+)", self._read(
+                        f"per_cpu/{cpu}/stats"), re.M)]
+        self.lines = [line for line in self._read("trace").splitlines()
+                      if not line.startswith("#")]
+        self._write("kprobe_events", f"-:{self.event}\n", append=True)
+        self._write("trace", "")
+        self._write("buffer_size_kb", self.saved_kib)
+        if exc[0] is None and any(overruns):
+            pytest.fail(f"the trace buffer overran {overruns}: calls lost")
+
+    def cpus(self):
+        """The CPU of every call, in trace order."""
+        return [int(m.group(1)) for line in self.lines
+                if (m := re.search(r"\[(\d+)\]", line))]
+
+    def values(self, name):
+        """The fetched argument `name` of every call, in trace order."""
+        pattern = re.compile(rf"\b{re.escape(name)}=(\S+)")
+        return [int(m.group(1), 0) for line in self.lines
+                if (m := pattern.search(line))]

@@ -21,6 +21,7 @@ TABLE_BYTES = 1 << 20
 MIN_LEN = {4: 14 + 20 + 8 + abi.HDR_LEN, 6: 14 + 40 + 8 + abi.HDR_LEN}
 MAX_LEN = 1500 + 14      # veth and virtio_net MTU 1500, L2 without FCS
 ENDED = (abi.TG_FINISHED, abi.TG_KILLED, abi.TG_FAILED)
+BUDGET = 64              # MTG_CPU_BUDGET (kmod/mtg_dispatch.c): slots a pass
 
 _subnets = itertools.count(1)
 

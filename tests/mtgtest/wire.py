@@ -4,7 +4,8 @@
 - pcap files (the classic libpcap format tcpdump -w writes: either byte
   order, micro- or nanosecond timestamps);
 - Ethernet, IPv4, IPv6 and UDP, with the IPv4 header checksum and the UDP
-  checksum (IPv4 and IPv6 pseudo-headers) verified;
+  checksum (IPv4 and IPv6 pseudo-headers) verified, and required on every
+  MTG frame (mtg always computes it);
 - the MTG header of kmod/uapi/mtg.h (all fields) and its CRC32C;
 - the payload patterns, regenerated from the header, and a wrong-bit count;
 - the lateness histogram's buckets (MTG_LAT_BUCKETS) and their bounds.
@@ -223,6 +224,26 @@ def lat_histogram(values):
     return hist
 
 
+def hist_summary(values, keys=("p50", "p99", "p999")):
+    """Percentiles as mtgctl summarizes a histogram of these buckets
+    (lateness, one-way delay): percentile p is the largest value of the
+    bucket holding the value of rank ceil(count * p), capped at the
+    maximum; with the exact maximum and the mean rounded down. All None
+    without values."""
+    if not values:
+        return dict.fromkeys((*keys, "max", "mean"))
+    values = sorted(values)
+    top = values[-1]
+    out = {}
+    for key in keys:
+        rank = max(1, -(-len(values) * int(key[1:].ljust(3, "0")) // 1000))
+        high = lat_bucket_bounds(lat_bucket(values[rank - 1]))[1]
+        out[key] = top if high is None else min(high - 1, top)
+    out["max"] = top
+    out["mean"] = sum(values) // len(values)
+    return out
+
+
 # --- frames -----------------------------------------------------------------
 
 HDR_STRUCT = struct.Struct("!IBBHIIQQ6sBBII QQQQQ".replace(" ", ""))
@@ -408,6 +429,10 @@ def parse_frame(data, ts_ns=0, orig_len=None):
             struct.unpack_from("!I", fr.payload)[0] == abi.HDR_MAGIC:
         fr.mtg = MtgHeader.decode(fr.payload)
         fr.body = fr.payload[abi.HDR_LEN:]
+        if fr.udp_csum == 0:
+            # Optional over IPv4, but mtg always computes one (0 is sent
+            # as 0xffff): a zero here means the checksum was never made.
+            err.append("MTG frame without UDP checksum")
         if not fr.mtg.crc_ok:
             err.append("bad MTG header CRC")
         if fr.mtg.version != abi.HDR_VERSION or fr.mtg.hdr_len != abi.HDR_LEN:

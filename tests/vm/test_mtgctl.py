@@ -167,29 +167,6 @@ def check_stdout_shape(stdout, ntgs):
 
 # --- lateness, as the summary computes it from the module's histogram -------
 
-def bucket_max(ns):
-    low, high = wire.lat_bucket_bounds(wire.lat_bucket(ns))
-    return None if high is None else high - 1
-
-
-def lateness_summary(values):
-    """The summary's lateness_ns from a list of lateness values: percentile
-    p is the largest value of the bucket holding the packet of rank
-    ceil(count * p), capped at the maximum; mean rounded down."""
-    if not values:
-        return {k: None for k in LAT_KEYS}
-    values = sorted(values)
-    top = values[-1]
-    out = {}
-    for key, num in (("p50", 500), ("p99", 990), ("p999", 999)):
-        rank = max(1, -(-len(values) * num // 1000))
-        b = bucket_max(values[rank - 1])
-        out[key] = top if b is None else min(b, top)
-    out["max"] = top
-    out["mean"] = sum(values) // len(values)
-    return out
-
-
 def lateness_ordered(lat):
     assert lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"], lat
     assert lat["mean"] <= lat["max"], lat
@@ -206,7 +183,7 @@ def check_against_wire(tg, frames, link, cpu=None):
     assert min(lat) >= 0 and tg["early"] == 0
     # The histogram's percentiles, the exact maximum and mean, all equal to
     # what the headers' own stamps give.
-    assert tg["lateness_ns"] == lateness_summary(lat)
+    assert tg["lateness_ns"] == wire.hist_summary(lat)
     lateness_ordered(tg["lateness_ns"])
     for f in frames:
         assert (f.eth_src, f.eth_dst) == (link["a_mac"], link["b_mac"])

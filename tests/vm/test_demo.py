@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`make demo`'s experiment (examples/demo.sh, what it runs in the VM lane)
+from a module not loaded: it loads mtg.ko, runs examples/demo.idf through a
+forwarding namespace with netem, records what comes back, and its summary
+agrees with the wire; afterwards it has unloaded the module and removed
+its namespaces."""
+
+import os
+import re
+
+from mtgtest.system import ROOT, load_module, module_loaded, run, unload_module
+
+HEAD = re.compile(r"mtgctl exit status (\d+); capture: (\d+) frames, "
+                  r"(\d+) dropped by the capture; recording: (\d+) records, "
+                  r"(\d+) ring drops")
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+) us\s+(\d+)\s+(\d+)\s+"
+                 r"([\d.]+) ms \|\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", re.M)
+NETEM_DELAY_MS = 5      # examples/demo.sh
+SENT = 2000             # examples/demo.idf: 1000 packets/s for 2 s, each TG
+
+
+def test_demo(mtg_module):
+    unload_module()
+    try:
+        res = run(ROOT / "examples/demo.sh", check=False, timeout=1800)
+        out = res.stdout + res.stderr
+        assert res.returncode == 0, out
+        assert not module_loaded(), "the demo left mtg.ko loaded"
+        netns = os.listdir("/run/netns") if os.path.isdir("/run/netns") \
+            else []
+        left = {"demo-tx", "demo-nut", "demo-rx"} & set(netns)
+        assert not left, f"the demo left namespaces {left}"
+    finally:
+        load_module()
+    for step in ("load mtg.ko", "the recording", "mtgsap on the recording",
+                 "summary:"):
+        assert f"== {step}" in out, f"no step '{step}':\n{out}"
+    head = HEAD.search(out)
+    assert head, out
+    status, frames, cap_dropped, records, ring_drops = map(int, head.groups())
+    assert (status, cap_dropped, ring_drops) == (0, 0, 0), head.group(0)
+    rows = {int(r[0]): r for r in ROW.findall(out)}
+    assert sorted(rows) == [1, 2], out
+    received_total = 0
+    for tg, row in rows.items():
+        (sent, late_p99_us, received, lost, owd_p50_ms, seen, missing, bad,
+         bits) = (float(x) if "." in x else int(x) for x in row[1:])
+        assert sent == SENT, row
+        assert received + lost == sent, row
+        # The capture is on the interface mtg records from, behind netem's
+        # loss: what it misses is exactly what mtgctl counts lost.
+        assert (seen, missing) == (received, lost), row
+        assert (bad, bits) == (0, 0), row
+        assert owd_p50_ms >= NETEM_DELAY_MS, row
+        assert late_p99_us >= 0
+        received_total += received
+    assert records == received_total == frames
