@@ -24,6 +24,7 @@ import json
 import math
 import os
 import signal
+import stat
 import subprocess
 import time
 
@@ -228,9 +229,23 @@ def check_recording(path, s, idf_text, ours):
     return rec
 
 
+def owd_of_records(records, tg_id):
+    """One-way delays (rx_ns - tx_ns) as RFC 7679 and mtgctl take them,
+    computed here from the records: each packet's first arrival, sound
+    header and checksums, summarized as the summary's owd_ns."""
+    seen, owd = set(), []
+    for r in records[records["tg_id"] == tg_id]:
+        if r["flags"] & abi.RX_F_HDR_CORRUPT or int(r["seq"]) in seen:
+            continue
+        seen.add(int(r["seq"]))
+        if not r["flags"] & abi.RX_F_CSUM_BAD and r["rx_ns"] >= r["tx_ns"]:
+            owd.append(int(r["rx_ns"]) - int(r["tx_ns"]))
+    return wire.hist_summary(owd, keys=("p50", "p99"))
+
+
 def check_info(path, s):
     """mtgctl info and mtgsap count the recording's flows as the run
-    counted them."""
+    counted them; the one-way delays are those the records give."""
     res = subprocess.run([MTGCTL, "info", path, "--json"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
@@ -264,6 +279,9 @@ def check_info(path, s):
              tg["bit_errors"], tg["bits"])
         assert f["owd_ns"] == {k: tg["owd_ns"][k]
                                for k in ("p50", "p99", "max", "mean")}
+    everything = Recording(path).records
+    for tg in s["tgs"]:
+        assert tg["owd_ns"] == owd_of_records(everything, tg["id"]), tg["id"]
 
 
 # --- the tests --------------------------------------------------------------------
@@ -368,8 +386,9 @@ def test_corruption_counts(make_loop, tmp_path):
     """netem corrupt 5% with 1400-byte frames: it flips one bit at a
     uniformly random place of a frame. Every record as the capture shows
     its frame (flags, wrong bits); the bit errors (a flip in the 1270
-    bytes of payload) and the corrupt headers (a flip in the 48 bytes the
-    CRC covers, the CRC included) within the binomial interval."""
+    bytes of payload) and the corrupt headers (a flip in the 44 bytes
+    after the magic that the CRC covers, the CRC included; a flipped magic
+    makes a frame that is no MTG frame) within the binomial interval."""
     loop = make_loop(4)
     loop.netem("corrupt", "5%")
     text = (globals_idf(loop, 2000, 1400) +
@@ -392,7 +411,9 @@ def test_corruption_counts(make_loop, tmp_path):
     assert corrupt == s["rx"]["hdr_corrupt"]
     lo, hi = binomial_interval(sent, 0.05 * 1270 / 1400)
     assert lo <= bit_errors <= hi, (bit_errors, lo, hi)
-    lo, hi = binomial_interval(sent, 0.05 * 48 / 1400)
+    magic, crc = 4, 4       # the CRC covers the magic, but see above
+    lo, hi = binomial_interval(sent, 0.05 * (abi.HDR_CRC_LEN - magic + crc)
+                               / 1400)
     assert lo <= corrupt <= hi, (corrupt, lo, hi)
     for tg in s["tgs"]:
         assert tg["ber"] == tg["bit_errors"] / tg["bits"]
@@ -466,6 +487,60 @@ def test_disk_full(make_loop, tmp_path):
         run("umount", small)
 
 
+def strace_counts(cmd, cwd, timeout=600):
+    """Run cmd under strace -f -c: (its result, {system call: calls})."""
+    res = subprocess.run(["strace", "-f", "-c", "-o", "strace.txt", *cmd],
+                         cwd=cwd, capture_output=True, text=True,
+                         timeout=timeout)
+    counts = {}
+    for line in (cwd / "strace.txt").read_text().splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
+            counts[f[-1]] = int(f[3])
+    assert counts, (cwd / "strace.txt").read_text()
+    return res, counts
+
+
+# Waiting and reading the clock (a system call where the clocksource has no
+# vDSO, as under emulation) are not the receive path's.
+WAITING = {"nanosleep", "clock_nanosleep", "clock_gettime", "poll", "ppoll"}
+
+
+def test_no_system_call_per_packet(make_loop, tmp_path):
+    """mtgctl reads received packets from the shared ring: a run that
+    receives 10 times as many packets (20,000 against 2,000, in the same
+    second) makes hardly more system calls besides waiting (strace counts
+    them). And idle it backs off: sleeps of 20 us doubling to 1 ms, so 2 s
+    of listening to nothing cost at most about 2,000 sleeps (at 20 us each
+    it would be 100,000)."""
+    loop = make_loop(4)
+    calls, received = {}, {}
+    for count, gap in ((1000, "1ms"), (10000, "100us")):
+        write_idf(tmp_path, globals_idf(loop, count, 200).replace(
+            "inta 1ms", f"inta {gap}") + "".join(
+            f"tgid {i} dst {dst(loop, 9000 + i)}\n" for i in (1, 2)))
+        res, counts = strace_counts(
+            [MTGCTL, "run", "run.idf", "--batch", "--json", "summary.json",
+             "--start-delay", START_DELAY, "--drain", DRAIN], tmp_path)
+        assert res.returncode in (0, 2), res.stdout + res.stderr
+        received[count] = sum(t["received"] for t in summary_of(
+            tmp_path)["tgs"])
+        calls[count] = sum(n for name, n in counts.items()
+                           if name not in WAITING)
+    more_packets = received[10000] - received[1000]
+    assert more_packets >= 10000, received
+    assert calls[10000] - calls[1000] <= more_packets // 100, \
+        (calls, received)
+
+    res, counts = strace_counts(
+        [MTGCTL, "listen", loop.listen(), "--batch", "--duration", "2"],
+        tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    sleeps = counts.get("nanosleep", 0) + counts.get("clock_nanosleep", 0)
+    # 2 s of 1 ms sleeps, the ramp from 20 us, and the progress lines.
+    assert 0 < sleeps <= 2000 + 10, counts
+
+
 def test_listen_command(make_loop, tmp_path):
     """A receive-only session records a sender's run: every run's packets,
     counted per (run, TG), until SIGINT (exit 0)."""
@@ -510,16 +585,25 @@ def test_listen_command(make_loop, tmp_path):
 
 def test_listen_for_a_while(make_loop, tmp_path):
     """--duration ends a receive-only session by itself; nothing arrived,
-    and the recording is complete and empty."""
+    and the recording is complete and empty. --force replaced an older
+    file of that name (as open() would have made it: 0666 less the
+    umask), leaving nothing else beside it."""
     loop = make_loop(4)
+    (tmp_path / "quiet.rec").write_text("an older recording")
     res = subprocess.run([MTGCTL, "listen", loop.listen(), "--batch",
-                          "--duration", "1", "-o", "quiet.rec"],
+                          "--duration", "1", "-o", "quiet.rec", "--force"],
                          cwd=tmp_path, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     rec = Recording(tmp_path / "quiet.rec")
     assert rec.complete and len(rec) == 0
     assert "rx: 0 records" in res.stdout
+    assert "recording quiet.rec, from " in res.stdout
+    assert [p.name for p in tmp_path.iterdir()] == ["quiet.rec"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(os.stat(tmp_path / "quiet.rec").st_mode) == \
+        0o666 & ~umask
 
 
 def test_long_streaming_run(make_loop, tmp_path):

@@ -26,7 +26,7 @@ import pytest
 
 from mtgtest import abi, wire
 from mtgtest.capture import Capture
-from mtgtest.system import ifindex, no_port_counters, run, tai_ns
+from mtgtest.system import Kprobe, ifindex, no_port_counters, run, tai_ns
 from mtgtest.tg import LEAD_NS, MS, S, TgSession, new_run_id
 
 RX_RECORDS = 4096
@@ -333,6 +333,46 @@ def send_and_wait(sess, link, tg_id, run_id, count):
                stop_count=count)
     assert sess.wait(tg_id).sent == count
     time.sleep(0.5)      # the last ones reach b
+
+
+def test_two_cpus_receive_at_once(make_link, rxs):
+    """A TG on each CPU, 4000 packets each 200 us apart, into one session:
+    veth hands a frame to the receive path on the CPU that sent it, so the
+    hook runs on both CPUs at once (its calls, traced, alternate between
+    them) and both write the session's ring (one lock, Documentation/
+    abi.rst): every packet recorded once, each record its frame, each TG's
+    in its order, nothing dropped."""
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing receives at once")
+    link = make_link(4)
+    sess = rxs(rx_records=1 << 14)
+    iface = listen(sess.s, link)
+    run_id, n = new_run_id(), 4000
+    sess.s.rx_set_run(run_id)
+    with Capture(link.b, ns=link.ns, bpf="udp") as cap, \
+            Kprobe("mtg_rx_hook") as hook:
+        start = tai_ns() + LEAD_NS
+        for tg_id, cpu in enumerate(cpus, 1):
+            sess.start(link, tg_id, run_id, start, entries=[(200_000, 300)],
+                       stop_count=n, cpu=cpu, dst_port=9000 + tg_id)
+        for tg_id in (1, 2):
+            assert sess.wait(tg_id).state == abi.TG_FINISHED
+        recs = read_until(sess.rx.data, 2 * n)
+    assert cap.lossless, cap.stderr
+    frames = {(f.mtg.tg_id, f.mtg.seq): f for f in cap.frames if f.mtg}
+    assert len(frames) == 2 * n
+    assert sorted((r.tg_id, r.seq) for r in recs) == sorted(frames)
+    for tg_id in (1, 2):
+        assert [r.seq for r in recs if r.tg_id == tg_id] == list(range(n))
+    for rec in recs:
+        check_record(rec, frames[rec.tg_id, rec.seq], iface, 4)
+    assert sess.s.rx_stats().as_dict() == counters(
+        packets=2 * n, bytes=2 * n * 300)
+    ran_on = hook.cpus()
+    assert set(ran_on) == set(cpus), f"the hook ran on {set(ran_on)}"
+    switches = sum(a != b for a, b in zip(ran_on, ran_on[1:]))
+    assert switches > 1, "the CPUs received one after the other, not at once"
 
 
 def test_foreign_runs_pass_on(make_link, rxs):
