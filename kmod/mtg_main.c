@@ -91,13 +91,21 @@ void mtg_session_end(struct mtg_session *s)
 	s->ended = true;
 	s->owner = NULL;
 	mtg_session_changed(s);
+	mutex_unlock(&s->lock);
+	/*
+	 * Stopped TGs raise nothing more: their last events go out now, while
+	 * the session still has its namespace to send them in (they are
+	 * counted already). The work takes the lock; ended keeps everyone
+	 * else out meanwhile.
+	 */
+	flush_delayed_work(&s->event_work);
+
+	mutex_lock(&s->lock);
 	mtg_notify_session(s, MTG_CMD_SESSION_END_NTF);
 	net = s->net;
 	s->net = NULL;
 	mutex_unlock(&s->lock);
 	put_net_track(net, &s->net_tracker);
-	/* Stopped TGs raise nothing more: the last events go out now. */
-	flush_delayed_work(&s->event_work);
 }
 
 static int mtg_open(struct inode *inode, struct file *file)
