@@ -9,6 +9,9 @@
 # witnesses every frame. Then the recording, as mtgctl info and mtgsap see
 # it, and a summary: what mtgctl says it sent and how late, what it
 # received and how delayed, next to what the wire saw.
+#
+# MTG_DEMO_RUN_OPTS: more options for mtgctl run (tests/vm/test_demo.py
+# gives a slow debug kernel a longer --start-delay and --drain).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD/tests
@@ -70,8 +73,9 @@ while [ ! -e "$out/capturing" ]; do
 	sleep 0.2
 done
 status=0
+# shellcheck disable=SC2086 # the options are words
 ctl/mtgctl run examples/demo.idf --batch -o "$out/demo.rec" \
-	--json "$out/summary.json" || status=$?
+	--json "$out/summary.json" ${MTG_DEMO_RUN_OPTS:-} || status=$?
 touch "$out/done"
 wait "$witness"
 

@@ -8,7 +8,8 @@ its namespaces."""
 import os
 import re
 
-from mtgtest.system import ROOT, load_module, module_loaded, run, unload_module
+from mtgtest.system import (DEBUG_KERNEL, ROOT, load_module, module_loaded,
+                            run, unload_module)
 
 HEAD = re.compile(r"mtgctl exit status (\d+); capture: (\d+) frames, "
                   r"(\d+) dropped by the capture; recording: (\d+) records, "
@@ -22,7 +23,12 @@ SENT = 2000             # examples/demo.idf: 1000 packets/s for 2 s, each TG
 def test_demo(mtg_module):
     unload_module()
     try:
-        res = run(ROOT / "examples/demo.sh", check=False, timeout=1800)
+        # The debug kernel starts slowly and its receive path lags seconds
+        # behind (tests/vm/test_mtgctl_rx.py's DRAIN).
+        env = dict(os.environ, MTG_DEMO_RUN_OPTS="--start-delay 10 "
+                   "--drain 30") if DEBUG_KERNEL else None
+        res = run(ROOT / "examples/demo.sh", check=False, timeout=1800,
+                  env=env)
         out = res.stdout + res.stderr
         assert res.returncode == 0, out
         assert not module_loaded(), "the demo left mtg.ko loaded"
