@@ -21,6 +21,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import statistics
 import struct
 import subprocess
@@ -272,6 +273,9 @@ def analyze(raw):
            if r["kind"] == "recording"]
     fig["recording_runs"] = rec
 
+    fig["profiles"] = [profile_run(raw, r) for r in runs
+                       if r["kind"] == "profile"]
+
     gen = host.get("generation", [])
     fig["generation"] = summarize(gen, ["model"], ["entries_per_s"])
     ana = host.get("analysis")
@@ -291,6 +295,37 @@ def analyze(raw):
     fig["ratios"] = ratios(fig)
     fig["targets"] = targets(fig)
     return fig
+
+
+PERF_PROGRAM = re.compile(r"^\s+([\d.]+)%\s+(\S+)\s+(\S+)\s*$")
+PERF_SYMBOL = re.compile(r"^\s+([\d.]+)%\s+\[(.)\]\s+(.+?)\s*$")
+
+
+def perf_shares(text, most=10):
+    """From `perf report --stdio --sort comm,dso` and `--sort sym` output:
+    the largest shares of the samples, by program and by symbol."""
+    programs, symbols = [], []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        if m := PERF_SYMBOL.match(line):
+            symbols.append(dict(percent=float(m.group(1)),
+                                kernel=m.group(2) == "k", symbol=m.group(3)))
+        elif m := PERF_PROGRAM.match(line):
+            programs.append(dict(percent=float(m.group(1)),
+                                 program=m.group(2), object=m.group(3)))
+    return dict(programs=programs[:most], symbols=symbols[:most])
+
+
+def profile_run(raw, r):
+    """A profiled run: its wire rate and, per CPU, where the samples went."""
+    out = dict(case=r["case"], wire_pps=r.get("wire_pps"),
+               cpu_busy_s=r["meter"]["cpu_busy_s"])
+    for cpu in ("0", "1"):
+        path = raw / "profile" / f"{r['case']}-cpu{cpu}.txt"
+        out[f"cpu{cpu}"] = perf_shares(path.read_text()) \
+            if path.exists() else None
+    return out
 
 
 def scaling_run(raw, r):

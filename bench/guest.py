@@ -517,6 +517,82 @@ def recording(out, plan, best, rep):
     return results
 
 
+class Perf:
+    """perf record on every CPU around one run (cpu-clock: no hardware
+    counters under emulation), then what each CPU spent its samples on,
+    by symbol and by program, as text in OUTDIR/profile/NAME-cpuN.txt."""
+
+    def __init__(self, out, name):
+        self.dir = out / "profile"
+        self.dir.mkdir(exist_ok=True)
+        self.name, self.data = name, self.dir / f"{name}.data"
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(
+            ["perf", "record", "-q", "-e", "cpu-clock", "-F", "2000", "-a",
+             "-o", str(self.data)], stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
+        time.sleep(1)       # perf is set up before the run starts
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=300)
+        for cpu in (SEND_CPU, RECV_CPU):
+            text = []
+            for sort in ("comm,dso", "sym"):
+                res = sh("perf", "report", "-i", self.data, "--stdio",
+                         "--no-children", "--sort", sort, "--cpu", cpu,
+                         "--percent-limit", "0.5", check=False, timeout=600)
+                text.append(res.stdout or res.stderr)
+            write(self.dir / f"{self.name}-cpu{cpu}.txt",
+                  f"# perf record -e cpu-clock -a: CPU {cpu}\n"
+                  + err[-500:] + "\n".join(text))
+        self.data.unlink(missing_ok=True)
+
+
+def profile(out, plan, mac, best):
+    """Where the sending CPU's time goes where mtg fell short: 1024-byte
+    frames at pktgen's rate (mtg and pktgen), and mtg's top 130-byte rate
+    with and without recording what comes back."""
+    seconds = plan["rate_seconds"]
+    results = []
+    ceiling = best.get(("pktgen", 1024))
+    if not ceiling:
+        ceiling = pktgen_run(mac, 6039, plan["rate_pktgen_count"], 0,
+                             1024)["pps"] or 50000
+    top = best.get(("mtg", SMALL)) or plan["rates"][-1]
+    rec = pathlib.Path("/run/profile.rec")
+    cases = [
+        ("pktgen-1024", lambda: pktgen_run(
+            mac, 6040, round(ceiling * seconds), 0, 1024)),
+        ("mtg-1024", lambda: mtgctl_run(out, "profile-mtg-1024", idf_one(
+            6041, ceiling, "fixed", "plain", length=1024,
+            duration=seconds))),
+        ("mtg-130", lambda: mtgctl_run(out, "profile-mtg-130", idf_one(
+            6042, top, "fixed", "plain", duration=seconds))),
+        ("mtg-130-recording", lambda: mtgctl_run(
+            out, "profile-mtg-130-recording", idf_one(
+                6043, top, "fixed", "plain", duration=seconds, listen=True),
+            "-o", rec, "--ring", plan["record_ring"])),
+    ]
+    for name, run in cases:
+        log("profile", name)
+
+        def measure():
+            with Perf(out, name), Meter(sample=True) as m:
+                info = run()
+            rec.unlink(missing_ok=True)
+            return dict(kind="profile", case=name, rep=0,
+                        wire_pps=steady_rate(m.result["samples"]),
+                        meter=m.result,
+                        **{k: v for k, v in info.items() if k != "result"})
+        r = attempt(results, dict(kind="profile", case=name, rep=0), measure)
+        if r:
+            results.append(r)
+    return results
+
+
 def main():
     plan = json.loads(pathlib.Path(sys.argv[1]).read_text())
     out = pathlib.Path(sys.argv[2]).resolve()
@@ -549,6 +625,8 @@ def main():
                 results += scaling(out, plan, rep)
             if "recording" in plan["parts"]:
                 results += recording(out, plan, best, rep)
+            if "profile" in plan["parts"] and rep == 0:
+                results += profile(out, plan, mac, best)
             write(out / "runs.json", json.dumps(results, indent=1))
     finally:
         for p in receivers:

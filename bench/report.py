@@ -213,6 +213,30 @@ def write(fig, plots, report, results_rel):
                   f"{m(a, 'basic_vs_numpy', 1, '{:.2f}')} |",
                   f"| `mtgsap stats FILE owd` (whole command), s | "
                   f"{m(a, 'cli_s', 1, '{:.2f}')} |"]
+    if fig.get("profiles"):
+        lines += ["", "## Profiles", "",
+                  "`perf record -e cpu-clock -a` around one run of each case "
+                  "(the first repetition): where CPU 0, the sending CPU, "
+                  "spent its samples (idle included), by program and by "
+                  "symbol ([k] kernel).", ""]
+        for p in fig["profiles"]:
+            w = "–" if p["wire_pps"] is None else f"{p['wire_pps']:,.0f}"
+            busy = p["cpu_busy_s"]
+            lines += [f"### {p['case']}: {w} frames/s on the wire, CPU busy "
+                      + ", ".join(f"{c}: {s:.1f} s"
+                                  for c, s in sorted(busy.items())), ""]
+            top = p.get("cpu0")
+            if not top:
+                lines += ["(no profile)", ""]
+                continue
+            lines += ["| % | program | object |", "|---|---|---|"]
+            lines += [f"| {x['percent']:.1f} | {x['program']} | "
+                      f"{x['object']} |" for x in top["programs"][:6]]
+            lines += ["", "| % | symbol |", "|---|---|"]
+            lines += [f"| {x['percent']:.1f} | "
+                      f"{'[k] ' if x['kernel'] else ''}`{x['symbol']}` |"
+                      for x in top["symbols"]]
+            lines.append("")
     if fig.get("failures"):
         lines += ["", "## Runs that failed", "",
                   "Each is left out of the figures above.", ""]

@@ -234,3 +234,62 @@ def test_report_names_every_target(tmp_path):
         assert f"| {name} |" in text
     assert "TCG" in text and "not hardware figures" in text
     json.dumps(fig)                               # the results file
+
+
+PERF_TEXT = """\
+# To display the perf.data header info, please use --header/--header-only
+#
+# Total Lost Samples: 0
+#
+# Samples: 20K of event 'cpu-clock'
+# Event count (approx.): 10000000000
+#
+# Overhead  Command          Shared Object
+# ........  ...............  .................
+#
+    61.25%  swapper          [kernel.kallsyms]
+    30.50%  mtg/0            [kernel.kallsyms]
+     8.25%  mtgctl           mtgctl
+
+# Samples: 20K of event 'cpu-clock'
+#
+# Overhead  Symbol
+# ........  ..........................
+#
+    60.00%  [k] default_idle
+    12.75%  [k] memcpy_orig
+     3.00%  [.] rx_poll
+     1.25%  [k] mtg_tx_build.isra.0
+"""
+
+
+def test_perf_shares_and_the_profile_section(tmp_path):
+    """perf report's two tables read back exactly; the report shows them."""
+    top = analyze.perf_shares(PERF_TEXT)
+    assert top["programs"] == [
+        dict(percent=61.25, program="swapper", object="[kernel.kallsyms]"),
+        dict(percent=30.5, program="mtg/0", object="[kernel.kallsyms]"),
+        dict(percent=8.25, program="mtgctl", object="mtgctl")]
+    assert [(s["percent"], s["kernel"], s["symbol"])
+            for s in top["symbols"]] == [
+        (60.0, True, "default_idle"), (12.75, True, "memcpy_orig"),
+        (3.0, False, "rx_poll"), (1.25, True, "mtg_tx_build.isra.0")]
+    (tmp_path / "profile").mkdir()
+    (tmp_path / "profile" / "mtg-1024-cpu0.txt").write_text(PERF_TEXT)
+    run = dict(kind="profile", case="mtg-1024", rep=0, wire_pps=41000.0,
+               meter=meter())
+    prof = analyze.profile_run(tmp_path, run)
+    assert prof["cpu0"] == top and prof["cpu1"] is None
+    fig = fig_with(**{"mtg-cbr-plain": 120, "floor-soft": 100,
+                      "mtg-cbr-precise": 50, "pktgen": 60, "ditg-poll": 51,
+                      "rate_mtg": 45000, "rate_pktgen": 50000,
+                      "scale1": 10000, "scale100k": 9000})
+    fig["targets"] = analyze.targets(fig)
+    fig["machine"] = dict(guest=dict(kernel="6.1.0-x", accel="tcg"))
+    fig["plan"].update(reps=1, departures=100000)
+    fig["profiles"] = [prof]
+    text = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
+                        "results/x.json").read_text()
+    assert "### mtg-1024: 41,000 frames/s on the wire" in text
+    assert "| 30.5 | mtg/0 | [kernel.kallsyms] |" in text
+    assert "| 12.8 | [k] `memcpy_orig` |" in text
