@@ -258,8 +258,8 @@ def test_flood_in_bursts_through_the_kthread(virtio_link, tgs):
     kthread, and the wire sees every packet, exactly on the table. (Fewer
     than the receiving virtio_net's 256 ring slots: under emulation the
     receiver cannot keep up with a longer flood and its NIC drops.) Before
-    it, a TG 10 ms apart sends one packet a callback and never needs the
-    kthread."""
+    it, a TG 10 ms apart sets xmit_more only when its next packet is due
+    already and needs the kthread only if a whole budget fell behind."""
     link = virtio_link
     run_id, thread = new_run_id(), kthread_pid("mtg/0")
     calm, flood, n = (10 * MS, 200), (0, 200), 200
@@ -287,8 +287,17 @@ def test_flood_in_bursts_through_the_kthread(virtio_link, tgs):
                  flood_st, [flood], count=n)
 
     calm_more, more = calls.values("more")[:100], calls.values("more")[100:]
-    assert calm_more == [0] * 100, "xmit_more from a TG never behind"
-    assert calm_ran == ran, "the kthread ran for a TG that never fell behind"
+    # xmit_more only when the next packet was due already: packet k left
+    # with it only if packet k + 1's departure had come (on a slow kernel
+    # a 10 ms TG falls behind now and then, and rightly bursts).
+    calm = wire.mtg_frames(cap.frames, run_id, 1)
+    for k, m in enumerate(calm_more[:-1]):
+        assert not m or calm[k + 1].mtg.sched_ns <= calm[k].mtg.tx_ns, \
+            f"xmit_more on seq {k}, but seq {k + 1} was not due yet"
+    assert calm_more[-1] == 0
+    calm_longest = max(len(r) for r in "".join(map(str, calm_more)).split("0"))
+    if calm_longest < BUDGET - 1:
+        assert calm_ran == ran, "the kthread ran for a TG never far behind"
 
     assert len(more) == n, "every packet through mtg_tx_send once"
     assert 1 in more, "no burst: xmit_more never set"
