@@ -219,14 +219,20 @@ def test_a_missing_figure_is_not_met():
         note=t["rate_130B_vs_pktgen"]["note"])
 
 
-def test_report_names_every_target(tmp_path):
+def report_fig(reps):
+    """A whole results dict, targets and machine included, for the report."""
     fig = fig_with(**{"mtg-cbr-plain": 120, "floor-soft": 100,
                       "mtg-cbr-precise": 50, "pktgen": 60, "ditg-poll": 51,
                       "rate_mtg": 45000, "rate_pktgen": 50000,
                       "scale1": 10000, "scale100k": 9000})
     fig["targets"] = analyze.targets(fig)
     fig["machine"] = dict(guest=dict(kernel="6.1.0-x", accel="tcg"))
-    fig["plan"].update(reps=3, departures=100000)
+    fig["plan"].update(reps=reps, departures=100000)
+    return fig
+
+
+def test_report_names_every_target(tmp_path):
+    fig = report_fig(reps=3)
     out = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
                        "results/x.json")
     text = out.read_text()
@@ -280,13 +286,7 @@ def test_perf_shares_and_the_profile_section(tmp_path):
                meter=meter())
     prof = analyze.profile_run(tmp_path, run)
     assert prof["cpu0"] == top and prof["cpu1"] is None
-    fig = fig_with(**{"mtg-cbr-plain": 120, "floor-soft": 100,
-                      "mtg-cbr-precise": 50, "pktgen": 60, "ditg-poll": 51,
-                      "rate_mtg": 45000, "rate_pktgen": 50000,
-                      "scale1": 10000, "scale100k": 9000})
-    fig["targets"] = analyze.targets(fig)
-    fig["machine"] = dict(guest=dict(kernel="6.1.0-x", accel="tcg"))
-    fig["plan"].update(reps=1, departures=100000)
+    fig = report_fig(reps=1)
     fig["profiles"] = [prof]
     text = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
                         "results/x.json").read_text()
