@@ -299,13 +299,18 @@ def analyze(raw):
 
 PERF_PROGRAM = re.compile(r"^\s+([\d.]+)%\s+(\S+)\s+(\S+)\s*$")
 PERF_SYMBOL = re.compile(r"^\s+([\d.]+)%\s+\[(.)\]\s+(.+?)\s*$")
+PERF_SAMPLES = re.compile(r"^# Samples: ([\d.]+)([KMG]?)\s+of event")
 
 
 def perf_shares(text, most=10):
     """From `perf report --stdio --sort comm,dso` and `--sort sym` output:
-    the largest shares of the samples, by program and by symbol."""
-    programs, symbols = [], []
+    the largest shares of the samples, by program and by symbol, and how
+    many samples there were (perf rounds large counts: "20K")."""
+    programs, symbols, samples = [], [], None
     for line in text.splitlines():
+        if m := PERF_SAMPLES.match(line):
+            samples = round(float(m.group(1)) * 1000 ** " KMG".index(
+                m.group(2) or " "))
         if line.startswith("#"):
             continue
         if m := PERF_SYMBOL.match(line):
@@ -314,17 +319,24 @@ def perf_shares(text, most=10):
         elif m := PERF_PROGRAM.match(line):
             programs.append(dict(percent=float(m.group(1)),
                                  program=m.group(2), object=m.group(3)))
-    return dict(programs=programs[:most], symbols=symbols[:most])
+    return dict(samples=samples, programs=programs[:most],
+                symbols=symbols[:most])
 
 
 def profile_run(raw, r):
     """A profiled run: its wire rate and, per CPU, where the samples went."""
     out = dict(case=r["case"], wire_pps=r.get("wire_pps"),
-               cpu_busy_s=r["meter"]["cpu_busy_s"])
+               cpu_busy_s=r["meter"]["cpu_busy_s"], perf_hz=r.get("perf_hz"))
     for cpu in ("0", "1"):
         path = raw / "profile" / f"{r['case']}-cpu{cpu}.txt"
         out[f"cpu{cpu}"] = perf_shares(path.read_text()) \
             if path.exists() else None
+    callers = raw / "profile" / f"{r['case']}-cpu0-callers.txt"
+    if callers.exists():
+        # perf's call chains as it prints them, without its comments
+        out["cpu0_callers"] = "\n".join(
+            line.rstrip() for line in callers.read_text().splitlines()
+            if line.strip() and not line.startswith("#"))[:20000]
     return out
 
 

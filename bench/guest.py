@@ -520,7 +520,13 @@ def recording(out, plan, best, rep):
 class Perf:
     """perf record on every CPU around one run (cpu-clock: no hardware
     counters under emulation), then what each CPU spent its samples on,
-    by symbol and by program, as text in OUTDIR/profile/NAME-cpuN.txt."""
+    by symbol and by program, as text in OUTDIR/profile/NAME-cpuN.txt.
+
+    perf takes 20-30 s under TCG to set up a system-wide record, and a
+    fixed wait before the run lost it entirely: perf runs a workload that
+    says when the events are on and waits for its stdin to close."""
+
+    HZ = 2000
 
     def __init__(self, out, name):
         self.dir = out / "profile"
@@ -529,25 +535,39 @@ class Perf:
 
     def __enter__(self):
         self.proc = subprocess.Popen(
-            ["perf", "record", "-q", "-e", "cpu-clock", "-F", "2000", "-a",
-             "-o", str(self.data)], stdout=subprocess.DEVNULL,
+            ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(self.HZ),
+             "-a", "-g", "-o", str(self.data), "--",
+             "sh", "-c", "echo recording; read -r _; exit 0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
-        time.sleep(1)       # perf is set up before the run starts
+        if self.proc.stdout.readline().strip() != "recording":
+            self.proc.kill()
+            raise RuntimeError("perf record: " + self.proc.stderr.read())
         return self
 
     def __exit__(self, *exc):
-        self.proc.send_signal(signal.SIGINT)
-        _, err = self.proc.communicate(timeout=300)
+        _, err = self.proc.communicate(timeout=300)     # closes stdin
+        if self.proc.returncode:
+            raise RuntimeError(f"perf record: exit {self.proc.returncode}: "
+                               + err[-500:])
         for cpu in (SEND_CPU, RECV_CPU):
             text = []
             for sort in ("comm,dso", "sym"):
                 res = sh("perf", "report", "-i", self.data, "--stdio",
                          "--no-children", "--sort", sort, "--cpu", cpu,
-                         "--percent-limit", "0.5", check=False, timeout=600)
+                         "-g", "none", "--percent-limit", "0.5",
+                         check=False, timeout=600)
                 text.append(res.stdout or res.stderr)
             write(self.dir / f"{self.name}-cpu{cpu}.txt",
                   f"# perf record -e cpu-clock -a: CPU {cpu}\n"
                   + err[-500:] + "\n".join(text))
+        # who called the sending CPU's heaviest symbols
+        res = sh("perf", "report", "-i", self.data, "--stdio", "--no-children",
+                 "--sort", "sym", "--cpu", SEND_CPU, "--percent-limit", "4",
+                 "-g", "caller,2,callee,function,percent", "--max-stack", "12",
+                 check=False, timeout=600)
+        write(self.dir / f"{self.name}-cpu{SEND_CPU}-callers.txt",
+              res.stdout or res.stderr)
         self.data.unlink(missing_ok=True)
 
 
@@ -583,7 +603,7 @@ def profile(out, plan, mac, best):
             with Perf(out, name), Meter(sample=True) as m:
                 info = run()
             rec.unlink(missing_ok=True)
-            return dict(kind="profile", case=name, rep=0,
+            return dict(kind="profile", case=name, rep=0, perf_hz=Perf.HZ,
                         wire_pps=steady_rate(m.result["samples"]),
                         meter=m.result,
                         **{k: v for k, v in info.items() if k != "result"})

@@ -229,6 +229,11 @@ def write(fig, plots, report, results_rel):
             if not top:
                 lines += ["(no profile)", ""]
                 continue
+            if top.get("samples") is not None and p.get("perf_hz"):
+                # the samples cover the run only if perf was on throughout
+                lines += [f"CPU 0: {top['samples']:,} samples, "
+                          f"{top['samples'] / p['perf_hz']:.1f} s at "
+                          f"{p['perf_hz']:,} Hz.", ""]
             lines += ["| % | program | object |", "|---|---|---|"]
             lines += [f"| {x['percent']:.1f} | {x['program']} | "
                       f"{x['object']} |" for x in top["programs"][:6]]
@@ -237,6 +242,11 @@ def write(fig, plots, report, results_rel):
                       f"{'[k] ' if x['kernel'] else ''}`{x['symbol']}` |"
                       for x in top["symbols"]]
             lines.append("")
+            if p.get("cpu0_callers"):
+                lines += ["<details><summary>CPU 0: who called the heaviest "
+                          "symbols (perf report -g caller)</summary>", "",
+                          "```", p["cpu0_callers"], "```", "", "</details>",
+                          ""]
     if fig.get("failures"):
         lines += ["", "## Runs that failed", "",
                   "Each is left out of the figures above.", ""]

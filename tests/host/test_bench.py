@@ -272,6 +272,11 @@ PERF_TEXT = """\
 def test_perf_shares_and_the_profile_section(tmp_path):
     """perf report's two tables read back exactly; the report shows them."""
     top = analyze.perf_shares(PERF_TEXT)
+    assert top["samples"] == 20000
+    assert analyze.perf_shares("# Samples: 18  of event 'cpu-clock'\n")[
+        "samples"] == 18
+    assert analyze.perf_shares("# Samples: 1.5M of event 'cpu-clock'\n")[
+        "samples"] == 1500000
     assert top["programs"] == [
         dict(percent=61.25, program="swapper", object="[kernel.kallsyms]"),
         dict(percent=30.5, program="mtg/0", object="[kernel.kallsyms]"),
@@ -282,14 +287,22 @@ def test_perf_shares_and_the_profile_section(tmp_path):
         (3.0, False, "rx_poll"), (1.25, True, "mtg_tx_build.isra.0")]
     (tmp_path / "profile").mkdir()
     (tmp_path / "profile" / "mtg-1024-cpu0.txt").write_text(PERF_TEXT)
+    (tmp_path / "profile" / "mtg-1024-cpu0-callers.txt").write_text(
+        "# comment\n\n    12.75%  [k] memcpy_orig\n            |\n"
+        "            ---mtg_tx_build\n")
     run = dict(kind="profile", case="mtg-1024", rep=0, wire_pps=41000.0,
-               meter=meter())
+               perf_hz=2000, meter=meter())
     prof = analyze.profile_run(tmp_path, run)
     assert prof["cpu0"] == top and prof["cpu1"] is None
+    assert prof["cpu0_callers"] == ("    12.75%  [k] memcpy_orig\n"
+                                    "            |\n"
+                                    "            ---mtg_tx_build")
     fig = report_fig(reps=1)
     fig["profiles"] = [prof]
     text = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
                         "results/x.json").read_text()
     assert "### mtg-1024: 41,000 frames/s on the wire" in text
+    assert "CPU 0: 20,000 samples, 10.0 s at 2,000 Hz." in text
     assert "| 30.5 | mtg/0 | [kernel.kallsyms] |" in text
     assert "| 12.8 | [k] `memcpy_orig` |" in text
+    assert "```\n    12.75%  [k] memcpy_orig\n" in text
