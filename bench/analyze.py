@@ -326,7 +326,8 @@ def perf_shares(text, most=10):
 def profile_run(raw, r):
     """A profiled run: its wire rate and, per CPU, where the samples went."""
     out = dict(case=r["case"], wire_pps=r.get("wire_pps"),
-               cpu_busy_s=r["meter"]["cpu_busy_s"], perf_hz=r.get("perf_hz"))
+               cpu_busy_s=r["meter"]["cpu_busy_s"],
+               perf_period_ns=r.get("perf_period_ns"))
     for cpu in ("0", "1"):
         path = raw / "profile" / f"{r['case']}-cpu{cpu}.txt"
         out[f"cpu{cpu}"] = perf_shares(path.read_text()) \

@@ -526,7 +526,9 @@ class Perf:
     fixed wait before the run lost it entirely: perf runs a workload that
     says when the events are on and waits for its stdin to close."""
 
-    HZ = 2000
+    # A fixed period, not -F: perf's frequency mode retunes the period
+    # under TCG and the sample count then says nothing of time covered.
+    PERIOD_NS = 500000
 
     def __init__(self, out, name):
         self.dir = out / "profile"
@@ -535,7 +537,7 @@ class Perf:
 
     def __enter__(self):
         self.proc = subprocess.Popen(
-            ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(self.HZ),
+            ["perf", "record", "-q", "-e", "cpu-clock", "-c", str(self.PERIOD_NS),
              "-a", "-g", "-o", str(self.data), "--",
              "sh", "-c", "echo recording; read -r _; exit 0"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -603,7 +605,8 @@ def profile(out, plan, mac, best):
             with Perf(out, name), Meter(sample=True) as m:
                 info = run()
             rec.unlink(missing_ok=True)
-            return dict(kind="profile", case=name, rep=0, perf_hz=Perf.HZ,
+            return dict(kind="profile", case=name, rep=0,
+                        perf_period_ns=Perf.PERIOD_NS,
                         wire_pps=steady_rate(m.result["samples"]),
                         meter=m.result,
                         **{k: v for k, v in info.items() if k != "result"})

@@ -229,11 +229,12 @@ def write(fig, plots, report, results_rel):
             if not top:
                 lines += ["(no profile)", ""]
                 continue
-            if top.get("samples") is not None and p.get("perf_hz"):
-                # the samples cover the run only if perf was on throughout
-                lines += [f"CPU 0: {top['samples']:,} samples, "
-                          f"{top['samples'] / p['perf_hz']:.1f} s at "
-                          f"{p['perf_hz']:,} Hz.", ""]
+            if top.get("samples") is not None:
+                # with a fixed period the samples say how long perf watched
+                span = "" if not p.get("perf_period_ns") else \
+                    f", {top['samples'] * p['perf_period_ns'] / 1e9:.1f} s " \
+                    f"at one per {p['perf_period_ns'] / 1e6:g} ms"
+                lines += [f"CPU 0: {top['samples']:,} samples{span}.", ""]
             lines += ["| % | program | object |", "|---|---|---|"]
             lines += [f"| {x['percent']:.1f} | {x['program']} | "
                       f"{x['object']} |" for x in top["programs"][:6]]

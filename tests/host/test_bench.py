@@ -291,7 +291,7 @@ def test_perf_shares_and_the_profile_section(tmp_path):
         "# comment\n\n    12.75%  [k] memcpy_orig\n            |\n"
         "            ---mtg_tx_build\n")
     run = dict(kind="profile", case="mtg-1024", rep=0, wire_pps=41000.0,
-               perf_hz=2000, meter=meter())
+               perf_period_ns=500000, meter=meter())
     prof = analyze.profile_run(tmp_path, run)
     assert prof["cpu0"] == top and prof["cpu1"] is None
     assert prof["cpu0_callers"] == ("    12.75%  [k] memcpy_orig\n"
@@ -302,7 +302,11 @@ def test_perf_shares_and_the_profile_section(tmp_path):
     text = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
                         "results/x.json").read_text()
     assert "### mtg-1024: 41,000 frames/s on the wire" in text
-    assert "CPU 0: 20,000 samples, 10.0 s at 2,000 Hz." in text
+    assert "CPU 0: 20,000 samples, 10.0 s at one per 0.5 ms." in text
+    fig["profiles"] = [dict(prof, perf_period_ns=None)]   # perf -F
+    text = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
+                        "results/x.json").read_text()
+    assert "CPU 0: 20,000 samples.\n" in text
     assert "| 30.5 | mtg/0 | [kernel.kallsyms] |" in text
     assert "| 12.8 | [k] `memcpy_orig` |" in text
     assert "```\n    12.75%  [k] memcpy_orig\n" in text
