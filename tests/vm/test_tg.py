@@ -281,8 +281,8 @@ def test_flood_in_bursts_through_the_kthread(virtio_link, tgs):
         flood_st = tgs.wait(2)
         after = sched_runtime(thread)
     assert_witness(cap)
-    check_frames(wire.mtg_frames(cap.frames, run_id, 1), link, calm_tg,
-                 calm_st, [calm], count=100)
+    calm_frames = wire.mtg_frames(cap.frames, run_id, 1)
+    check_frames(calm_frames, link, calm_tg, calm_st, [calm], count=100)
     check_frames(wire.mtg_frames(cap.frames, run_id, 2), link, flood_tg,
                  flood_st, [flood], count=n)
 
@@ -290,9 +290,9 @@ def test_flood_in_bursts_through_the_kthread(virtio_link, tgs):
     # xmit_more only when the next packet was due already: packet k left
     # with it only if packet k + 1's departure had come (on a slow kernel
     # a 10 ms TG falls behind now and then, and rightly bursts).
-    calm = wire.mtg_frames(cap.frames, run_id, 1)
     for k, m in enumerate(calm_more[:-1]):
-        assert not m or calm[k + 1].mtg.sched_ns <= calm[k].mtg.tx_ns, \
+        assert not m or \
+            calm_frames[k + 1].mtg.sched_ns <= calm_frames[k].mtg.tx_ns, \
             f"xmit_more on seq {k}, but seq {k + 1} was not due yet"
     assert calm_more[-1] == 0
     calm_longest = max(len(r) for r in "".join(map(str, calm_more)).split("0"))
