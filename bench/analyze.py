@@ -3,8 +3,10 @@
 """bench/analyze.py RAWDIR: figures, targets and the report of `make bench`.
 
 Reads what bench/guest.py (in the VM) and bench/host.py left in RAWDIR and
-writes bench/results/DATE.json, bench/report-DATE.md with its plots in
-bench/results/DATE/, and points bench/report.md at that report.
+writes bench/results/DATE.json and bench/report.md, with its plots in
+bench/results/DATE/; a partial run (some parts, or fewer than three
+repetitions) writes bench/results/DATE-partial-PARTS-Nrep.json and its
+report in bench/results/DATE-partial-PARTS-Nrep/report.md instead.
 
 Inter-departure error, the same for every tool: the gap between two
 consecutive frames on the wire (tcpdump's stamps on v1, taken on the
@@ -34,6 +36,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mtgtest import wire  # noqa: E402
 
 PCTS = {"p50": 50, "p99": 99, "p999": 99.9, "max": 100}
+# The VM parts of a run (MTG_BENCH_PARTS), and the repetitions a full run
+# has: only a full run is the day's results and bench/report.md.
+ALL_PARTS = ("precision", "rate", "scaling", "recording", "profile")
+FULL_REPS = 3
 HDR = wire.HDR_STRUCT
 
 
@@ -439,21 +445,44 @@ def targets(fig):
     return t
 
 
+def run_date(raw):
+    """The day a run was measured: its raw folder's stamp (bench/run names
+    it YYYY-MM-DDTHHMMSSZ), else today."""
+    m = re.match(r"\d{4}-\d{2}-\d{2}", raw.name)
+    return m.group(0) if m else datetime.date.today().isoformat()
+
+
+def results_name(plan, date):
+    """(name, full): a full run (every part, at least FULL_REPS
+    repetitions) is DATE; any other is named by what it holds, so that a
+    smoke run of one part never replaces the day's full results."""
+    parts = [p for p in ALL_PARTS if p in plan.get("parts", ())]
+    reps = plan.get("reps", 0)
+    if len(parts) == len(ALL_PARTS) and reps >= FULL_REPS:
+        return date, True
+    return f"{date}-partial-{'+'.join(parts) or 'host'}-{reps}rep", False
+
+
 def main():
     raw = pathlib.Path(sys.argv[1])
     fig = analyze(raw)
     fig["machine"] = machine(raw)
     fig["raw"] = str(raw)
-    date = datetime.date.today().isoformat()
+    name, full = results_name(fig["plan"], run_date(raw))
+    fig["full_run"] = full
     results = ROOT / "bench" / "results"
     results.mkdir(exist_ok=True)
-    out = results / f"{date}.json"
+    out = results / f"{name}.json"
     out.write_text(json.dumps(fig, indent=1, default=float) + "\n")
     sys.path.insert(0, str(ROOT / "bench"))
     import report
-    report.write(fig, results / date, ROOT / "bench" / "report.md",
-                 f"results/{date}.json")
-    print(f"bench: {out}, bench/report.md")
+    # A partial run's report stays beside its results; bench/report.md
+    # keeps describing the last full run.
+    md = ROOT / "bench" / "report.md" if full else results / name / "report.md"
+    report.write(fig, results / name, md,
+                 os.path.relpath(out, md.parent))
+    print(f"bench: {out}, {md.relative_to(ROOT)}"
+          f"{'' if full else ' (a partial run: bench/report.md unchanged)'}")
     for name, tg in fig["targets"].items():
         print(f"  {name:40s} {'met' if tg['met'] else 'NOT MET':8s} "
               f"value {tg['value']}, target {tg['target']}")

@@ -103,6 +103,8 @@ def write(fig, plots, report, results_rel):
         "- **Absolute figures under emulation are not hardware figures**: "
         "TCG's timers are coarse and its CPU slow. Compare tools with each "
         "other and with the floors measured in the same boot, as ratios.",
+        f"- Parts run in the VM: {', '.join(plan.get('parts') or ()) or 'none'}"
+        f"{'' if fig.get('full_run', True) else ' (**a partial run**: not every part, or fewer than three repetitions; bench/report.md describes the last full run)'}.",
         f"- Repetitions: {plan.get('reps')}; departures per precision "
         f"setting: {plan.get('departures'):,}; tools interleaved (the order "
         "turns each repetition). Figures are medians, (min–max) over "

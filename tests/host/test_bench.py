@@ -310,3 +310,47 @@ def test_perf_shares_and_the_profile_section(tmp_path):
     assert "| 30.5 | mtg/0 | [kernel.kallsyms] |" in text
     assert "| 12.8 | [k] `memcpy_orig` |" in text
     assert "```\n    12.75%  [k] memcpy_orig\n" in text
+
+
+@pytest.mark.parametrize("parts,reps,name", [
+    (analyze.ALL_PARTS, 3, "2026-11-24"),
+    (analyze.ALL_PARTS, 5, "2026-11-24"),
+    (analyze.ALL_PARTS, 2, "2026-11-24-partial-precision+rate+scaling+"
+                           "recording+profile-2rep"),
+    (("rate",), 3, "2026-11-24-partial-rate-3rep"),
+    (("scaling", "precision"), 1, "2026-11-24-partial-precision+scaling-1rep"),
+])
+def test_partial_runs_have_their_own_results(parts, reps, name):
+    """Only a full run is the day's results; a smoke run of one part, or
+    of fewer repetitions, is named by what it holds."""
+    got, full = analyze.results_name(dict(parts=list(parts), reps=reps),
+                                     "2026-11-24")
+    assert (got, full) == (name, name == "2026-11-24")
+
+
+def test_partial_run_keeps_the_full_report(tmp_path, monkeypatch):
+    """analyze.main() on a one-part run writes its own results and report
+    and leaves the day's results and bench/report.md as they were; the
+    report says it is partial and which parts it holds."""
+    root = tmp_path / "root"
+    (root / "bench" / "results").mkdir(parents=True)
+    day = root / "bench" / "results" / "2026-11-24.json"
+    day.write_text("full\n")
+    (root / "bench" / "report.md").write_text("full report\n")
+    fig = report_fig(reps=1)
+    fig["plan"]["parts"] = ["rate"]
+    monkeypatch.setattr(analyze, "ROOT", root)
+    monkeypatch.setattr(analyze, "analyze", lambda raw: fig)
+    monkeypatch.setattr(analyze, "machine", lambda raw: fig["machine"])
+    monkeypatch.setattr(sys, "argv", ["analyze.py", str(
+        tmp_path / "raw" / "2026-11-24T101010Z")])
+    analyze.main()
+    assert day.read_text() == "full\n"
+    assert (root / "bench" / "report.md").read_text() == "full report\n"
+    name = "2026-11-24-partial-rate-1rep"
+    saved = json.loads((root / "bench" / "results" / f"{name}.json")
+                       .read_text())
+    assert saved["full_run"] is False
+    text = (root / "bench" / "results" / name / "report.md").read_text()
+    assert "Parts run in the VM: rate (**a partial run**" in text
+    assert f"../{name}.json" in text
