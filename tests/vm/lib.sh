@@ -37,6 +37,17 @@ headers_dir() {
 	fi
 }
 
+# The CPU QEMU emulates under TCG: virtme-ng's "max" without AVX2. QEMU
+# 7.2's TCG (Debian 12) computes some AVX2 code wrongly: numpy 2.4's sort,
+# which dispatches to AVX2 (x86-64-v3), returned unsorted arrays in the
+# guest, and mtgsap's loss accounting broke on them (tests/vm/test_guest.py
+# keeps watch). QEMU takes the last -cpu it is given. MTG_VM_CPU overrides.
+vng_cpu_args() {
+	case " $* " in
+	*" --disable-kvm "*) echo "--qemu-opts=-cpu ${MTG_VM_CPU:-max,avx2=off}" ;;
+	esac
+}
+
 # KVM where it works, TCG elsewhere. /dev/kvm can exist and still hang a
 # nested guest (TESTING.md), so KVM is used only when asked for or proven.
 vng_accel_args() {
