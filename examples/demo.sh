@@ -18,11 +18,20 @@ export PYTHONPATH=$PWD/tests
 step() { printf '\n== %s\n' "$*"; }
 out=$(mktemp -d /run/mtg-demo.XXXXXX)
 
+# A failed demo keeps what it made (the recording, the summary, the
+# capture, the outputs) in .demo-failed/ of the tree, which the VM lane
+# shares with the host, so the failure can be looked at afterwards.
 cleanup() {
+	local status=$? kept
 	for ns in demo-tx demo-nut demo-rx; do
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	[ -z "${loaded:-}" ] || rmmod mtg 2>/dev/null || true
+	if [ "$status" -ne 0 ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+		kept=.demo-failed/$(date -u +%Y%m%dT%H%M%SZ)
+		mkdir -p "$kept" && cp -a "$out"/. "$kept"/ &&
+			echo "demo: failed (exit $status); its files are kept in $PWD/$kept" >&2
+	fi
 	rm -rf "$out"
 }
 trap cleanup EXIT
@@ -72,19 +81,23 @@ while [ ! -e "$out/capturing" ]; do
 	kill -0 "$witness" 2>/dev/null || { echo "demo: tcpdump did not start" >&2; exit 1; }
 	sleep 0.2
 done
-status=0
+set +e
 # shellcheck disable=SC2086 # the options are words
 ctl/mtgctl run examples/demo.idf --batch -o "$out/demo.rec" \
-	--json "$out/summary.json" ${MTG_DEMO_RUN_OPTS:-} || status=$?
+	--json "$out/summary.json" ${MTG_DEMO_RUN_OPTS:-} 2>&1 |
+	tee "$out/run.txt"
+status=${PIPESTATUS[0]}
+set -e
 touch "$out/done"
 wait "$witness"
 
 step "the recording"
-ctl/mtgctl info "$out/demo.rec"
+ctl/mtgctl info "$out/demo.rec" 2>&1 | tee "$out/info.txt"
 
 step "mtgsap on the recording: per TG, then D-ITG's windows of 500 ms"
-.venv/bin/mtgsap flows "$out/demo.rec"
-.venv/bin/mtgsap windows "$out/demo.rec" --window 500ms
+.venv/bin/mtgsap flows "$out/demo.rec" 2>&1 | tee "$out/flows.txt"
+.venv/bin/mtgsap windows "$out/demo.rec" --window 500ms 2>&1 |
+	tee "$out/windows.txt"
 
 step "summary: mtgctl's counters next to what the wire saw at the receiver"
 python3 - "$out" "$status" <<'EOF'

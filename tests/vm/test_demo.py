@@ -7,6 +7,7 @@ its namespaces."""
 
 import os
 import re
+import shutil
 
 from mtgtest.system import (DEBUG_KERNEL, ROOT, load_module, module_loaded,
                             run, unload_module)
@@ -61,3 +62,24 @@ def test_demo(mtg_module):
         assert late_p99_us >= 0
         received_total += received
     assert records == received_total == frames
+
+
+def test_failed_demo_keeps_its_files(mtg_module):
+    """A demo that fails keeps what it made in .demo-failed/ (shared with
+    the host in the VM lane): here mtgctl run refuses an option, and its
+    output is kept."""
+    kept = ROOT / ".demo-failed"
+    before = set(kept.iterdir()) if kept.exists() else set()
+    env = dict(os.environ, MTG_DEMO_RUN_OPTS="--no-such-option")
+    res = run(ROOT / "examples/demo.sh", check=False, timeout=600, env=env)
+    assert res.returncode != 0
+    new = set(kept.iterdir()) - before
+    assert len(new) == 1, res.stdout + res.stderr
+    folder, = new
+    try:
+        assert f"its files are kept in {folder}" in res.stderr
+        assert "--no-such-option" in (folder / "run.txt").read_text()
+    finally:
+        shutil.rmtree(folder)
+        if not any(kept.iterdir()):
+            kept.rmdir()
