@@ -38,10 +38,13 @@ headers_dir() {
 }
 
 # The CPU QEMU emulates under TCG: virtme-ng's "max" without AVX2. QEMU
-# 7.2's TCG (Debian 12) computes some AVX2 code wrongly: numpy 2.4's sort,
-# which dispatches to AVX2 (x86-64-v3), returned unsorted arrays in the
-# guest, and mtgsap's loss accounting broke on them (tests/vm/test_guest.py
-# keeps watch). QEMU takes the last -cpu it is given. MTG_VM_CPU overrides.
+# 7.2's TCG (Debian 12) decodes an AVX2 gather whose vector index is
+# xmm4/ymm4 as if it had no index (every lane loads base[0]; fixed upstream
+# in 9.1 by "target/i386: Fix VSIB decode", QEMU issue 2474). numpy 2.4's
+# argsort gathers that way, so it returned unsorted arrays in the guest and
+# mtgsap's loss accounting broke on them (tests/vm/test_guest.py keeps
+# watch). Gathers have no CPUID flag of their own: AVX2 goes. QEMU takes
+# the last -cpu it is given. MTG_VM_CPU overrides.
 vng_cpu_args() {
 	case " $* " in
 	*" --disable-kvm "*) echo "--qemu-opts=-cpu ${MTG_VM_CPU:-max,avx2=off}" ;;
