@@ -100,12 +100,17 @@ enum dash_act {
 	DASH_RATE,		/* throughput times factor (of the timetable's) */
 	DASH_NEXT_FRAME,	/* replay */
 	DASH_PREV_FRAME,
+	DASH_CTRLMSG,		/* send a control message from the TG */
 };
+
+#define DASH_PROMPT_MAX	1024	/* bytes typed: a control message's */
 
 struct dash_action {
 	enum dash_act act;
 	uint32_t tg_id;
 	double factor;		/* DASH_RATE: the new factor */
+	const uint8_t *data;	/* DASH_CTRLMSG: the message */
+	size_t len;		/* its bytes */
 };
 
 enum dash_sort {
@@ -151,6 +156,10 @@ struct dash {
 	size_t *order;		/* rows in display order */
 	size_t order_cap;
 	uint64_t frame, frames;	/* replay: showing frame of frames */
+	bool prompt;		/* typing a control message ('c') */
+	uint32_t prompt_tg;	/* for this TG */
+	size_t prompt_len;
+	char prompt_text[DASH_PROMPT_MAX + 1];
 };
 
 /*

@@ -253,6 +253,20 @@ int mtg_dev_tg_set_rate(struct mtg_dev *d, uint32_t tg_id, uint32_t num,
 	return ioctl(d->fd, MTG_IOC_TG_SET_RATE, &r) ? -errno : 0;
 }
 
+int mtg_dev_tg_ctrlmsg(struct mtg_dev *d, uint32_t tg_id, const void *data,
+		       size_t len)
+{
+	struct mtg_tg_ctrlmsg m = {
+		.tg_id = tg_id,
+		.len = (uint32_t)len,
+		.data = (uint64_t)(uintptr_t)data,
+	};
+
+	if (len > MTG_CTRLMSG_MAX)
+		return -EMSGSIZE;
+	return ioctl(d->fd, MTG_IOC_TG_CTRLMSG, &m) ? -errno : 0;
+}
+
 int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,
 		     struct mtg_tg_stats *st)
 {

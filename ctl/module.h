@@ -79,6 +79,9 @@ int mtg_dev_tg_resume(struct mtg_dev *d, uint32_t tg_id);
 /* Throughput times num / den of the timetable's (each 1 .. 65536). */
 int mtg_dev_tg_set_rate(struct mtg_dev *d, uint32_t tg_id, uint32_t num,
 			uint32_t den);
+/* Send a control message now (MTG_CTRLMSG_MAX bytes at most). */
+int mtg_dev_tg_ctrlmsg(struct mtg_dev *d, uint32_t tg_id, const void *data,
+		       size_t len);
 int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,
 		     struct mtg_tg_stats *st);
 /* The session's counters from the status page (seqcount read). */

@@ -102,6 +102,8 @@ static const struct prog_option run_options[] = {
 	DEFINE_OPTION("device", OPT_STRING, struct run_opts, device,
 		      .metavar = "PATH",
 		      .help = "the module's device; default " MTG_DEVICE_PATH),
+	DEFINE_OPTION("commands", OPT_BOOL, struct run_opts, commands,
+		      .help = "take commands (ctrl, start, kill, ...) one a line on stdin; no dashboard"),
 	END_OPTIONS
 };
 

@@ -34,6 +34,7 @@ struct run_opts {
 	uint64_t drain;		/* ns of receiving after the TGs ended */
 	uint64_t ring;		/* receive ring records */
 	const char *device;	/* the module's device file */
+	bool commands;		/* take commands on standard input */
 };
 
 struct listen_opts {

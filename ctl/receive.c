@@ -50,18 +50,42 @@ static void print_tg_events(FILE *f, uint32_t events)
 	}
 }
 
+/* A control message received: into the recording's extra entries. */
+static void ctrl_record(struct receiver *x, const struct mtg_ctrl_rec *c)
+{
+	struct rec_extra e = {
+		.type = REC_EXTRA_CTRL,
+		.record = REC_EXTRA_NO_RECORD,
+		.rx_ns = c->time_ns,
+		.seq = c->seq,
+		.tx_ns = c->tx_ns,
+		.run_id = c->run_id,
+		.tg_id = c->tg_id,
+		.iface = c->iface,
+		.rx_flags = c->flags,
+		.count = c->len,
+		.data_len = c->len,
+	};
+
+	x->ctrl_msgs++;
+	if (x->rec)
+		rec_add_extra(x->rec, &e, c->data);
+}
+
 static void ctrl_event(const struct receiver *x, const struct mtg_ctrl_rec *c)
 {
 	const char *error;
+	char text[80];
 
 	if (!x->events)
 		return;
 	event_time(x, c->time_ns);
 	switch (c->type) {
 	case MTG_CTRL_MSG:
-		fprintf(x->events, "control message from tg %u (run %u), seq %llu, %u bytes\n",
+		idf_data_str(c->data, c->len, text, sizeof(text));
+		fprintf(x->events, "control message from tg %u (run %u), seq %llu, %u bytes %s\n",
 			c->tg_id, c->run_id, (unsigned long long)c->seq,
-			c->len);
+			c->len, text);
 		break;
 	case MTG_CTRL_TG_EVENT:
 		error = mtg_tg_error_name(c->error);
@@ -117,6 +141,11 @@ int64_t receiver_poll(struct receiver *x)
 		/* Copied once: the slot is the kernel's again after release. */
 		memcpy(&ctrl, mtg_ring_record(&d->ctrl, (uint64_t)i),
 		       sizeof(ctrl));
+		/* the copy is checked: its length says what data is its */
+		if (ctrl.len > sizeof(ctrl.data))
+			ctrl.len = sizeof(ctrl.data);
+		if (ctrl.type == MTG_CTRL_MSG)
+			ctrl_record(x, &ctrl);
 		ctrl_event(x, &ctrl);
 	}
 	mtg_ring_release(&d->ctrl, (uint64_t)n);
@@ -507,6 +536,7 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 	}
 	if (!ls->recording)
 		return 0;
+	rec_extra_drops(&ls->rec, ls->st.ctrl_drops, 0);
 	err = rec_finish(&ls->rec, ls->st.ring_drops, end_ns);
 	ls->recording = false;
 	if (err && !ls->write_failed)
@@ -533,6 +563,13 @@ void listening_report(const struct listening *ls, FILE *out)
 		fprintf(out, "recording %s: %llu records written, %llu not written\n",
 			ls->out, (unsigned long long)ls->rec.written,
 			(unsigned long long)ls->rec.not_written);
+	if (ls->out && (ls->rec.xentries || ls->rec.xlost))
+		fprintf(out, "recording %s: %llu extra entries (%llu control messages) written, %llu not written\n",
+			ls->out,
+			(unsigned long long)(ls->rec.extras ?
+					     ls->rec.xentries : 0),
+			(unsigned long long)ls->rx.ctrl_msgs,
+			(unsigned long long)ls->rec.xlost);
 }
 
 void listening_summary(const struct listening *ls, struct summary_rx *out)
@@ -544,6 +581,8 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->recording = ls->out;
 	out->written = ls->rec.written;
 	out->not_written = ls->rec.not_written;
+	out->extras = ls->rec.extras ? ls->rec.xentries : 0;
+	out->extras_lost = ls->rec.xlost;
 }
 
 bool listening_lost_any(const struct listening *ls)

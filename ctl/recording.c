@@ -15,9 +15,15 @@
 
 #define REC_BUF_BYTES	(1u << 20)	/* written in blocks of 1 MiB */
 #define REC_SIZE	sizeof(struct mtg_rx_rec)
+#define XHEAD		sizeof(struct rec_extra)
+/* The largest entry: a head, 64 KiB of data (a payload, or positions). */
+#define XENTRY_MAX	(XHEAD + 65536 * sizeof(uint32_t))
 
 _Static_assert(sizeof(struct rec_file_header) == 64, "64-byte header");
 _Static_assert(REC_SIZE == 96, "the format's record is 96 bytes");
+_Static_assert(sizeof(struct rec_extra_header) == 64, "64-byte section header");
+_Static_assert(sizeof(struct rec_extra) == 64, "64-byte entry head");
+_Static_assert(XENTRY_MAX <= REC_BUF_BYTES, "an entry fits the buffer");
 
 /* A new file beside path (same directory: rename() can replace path). */
 static int create_beside(struct recorder *w, const char *path)
@@ -51,6 +57,8 @@ int rec_create(struct recorder *w, const char *path, bool force)
 
 	memset(w, 0, sizeof(*w));
 	w->path = path;
+	w->xfd = -1;
+	w->version = REC_VERSION;
 	if (force) {
 		err = create_beside(w, path);
 	} else {
@@ -106,15 +114,37 @@ static void header_fill(const struct recorder *w, struct rec_file_header *h,
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, REC_MAGIC, sizeof(h->magic));
-	h->version = htole32(REC_VERSION);
+	h->version = htole32(w->version);
 	h->header_bytes = htole32(w->header_bytes);
 	h->record_bytes = htole32(REC_SIZE);
-	h->flags = htole32(flags);
+	h->flags = htole32(flags | (w->extras ? REC_F_EXTRAS : 0));
+	if (w->version == REC_VERSION_EXTRAS)
+		h->extras_lost = htole32(w->xlost > UINT32_MAX ? UINT32_MAX :
+					 (uint32_t)w->xlost);
 	h->records = htole64(w->written);
 	h->not_written = htole64(w->not_written);
 	h->ring_drops = htole64(ring_drops);
 	h->end_ns = htole64(end_ns);
 	h->meta_bytes = htole32(w->meta_bytes);
+}
+
+/*
+ * Where the metadata's "version": 1 has its digit (file offset; 0 if not
+ * found): a recording that ends up with extra entries says 2 there.
+ */
+static uint64_t meta_version_digit(const char *meta, size_t len)
+{
+	static const char key[] = "\"version\":";
+	const char *p = memmem(meta, len, key, sizeof(key) - 1);
+
+	if (!p)
+		return 0;
+	for (p += sizeof(key) - 1; p < meta + len && *p == ' '; p++)
+		;
+	if (p + 1 >= meta + len || *p != '0' + REC_VERSION ||
+	    (p[1] >= '0' && p[1] <= '9'))
+		return 0;
+	return sizeof(struct rec_file_header) + (uint64_t)(p - meta);
 }
 
 int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
@@ -132,6 +162,7 @@ int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
 		return -ENOMEM;
 	w->header_bytes = (uint32_t)total;
 	w->meta_bytes = (uint32_t)meta_bytes;
+	w->meta_version_at = meta_version_digit(meta, meta_bytes);
 	header_fill(w, &h, 0, 0, 0);
 	memcpy(head, &h, sizeof(h));
 	memcpy(head + sizeof(h), meta, meta_bytes);
@@ -195,6 +226,195 @@ int rec_flush(struct recorder *w)
 	return err;
 }
 
+/* Between host order and little-endian, as rec_swap() for records. */
+static void extra_swap(struct rec_extra *e)
+{
+#if __BYTE_ORDER != __LITTLE_ENDIAN
+	e->bytes = htole32(e->bytes);
+	e->type = htole16(e->type);
+	e->flags = htole16(e->flags);
+	e->record = htole64(e->record);
+	e->rx_ns = htole64(e->rx_ns);
+	e->seq = htole64(e->seq);
+	e->tx_ns = htole64(e->tx_ns);
+	e->run_id = htole32(e->run_id);
+	e->tg_id = htole32(e->tg_id);
+	e->iface = htole16(e->iface);
+	e->rx_flags = htole16(e->rx_flags);
+	e->count = htole32(e->count);
+	e->data_len = htole32(e->data_len);
+#else
+	(void)e;
+#endif
+}
+
+/*
+ * The file the extra entries wait in until the end: unnamed (O_TMPFILE),
+ * in the recording's directory, so that the end copies on one file system;
+ * where O_TMPFILE is not supported, a named one removed at once.
+ */
+static int extras_open(struct recorder *w)
+{
+	const char *path = w->path, *slash = strrchr(path, '/');
+	char *name;
+	size_t n;
+	int err = 0;
+
+	w->xbuf = malloc(REC_BUF_BYTES);
+	n = strlen(path) + sizeof(".extras.XXXXXX");
+	name = malloc(n);
+	if (!w->xbuf || !name) {
+		free(name);
+		return -ENOMEM;
+	}
+	if (slash)
+		snprintf(name, n, "%.*s", slash == path ? 1 : (int)(slash - path),
+			 path);
+	else
+		snprintf(name, n, ".");
+	w->xfd = open(name, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (w->xfd < 0) {
+		snprintf(name, n, "%s.extras.XXXXXX", path);
+		w->xfd = mkostemp(name, O_CLOEXEC);
+		if (w->xfd < 0)
+			err = -errno;
+		else
+			unlink(name);
+	}
+	free(name);
+	return err;
+}
+
+/* The buffered entries into the waiting file; lost and counted on error. */
+static int extras_flush(struct recorder *w, uint64_t *buffered)
+{
+	uint64_t at = w->xbytes - w->xlen;
+	size_t done;
+	int err;
+
+	if (!w->xlen)
+		return 0;
+	err = pwrite_all(w->xfd, w->xbuf, w->xlen, (off_t)at, &done);
+	if (err) {
+		if (ftruncate(w->xfd, (off_t)at))
+			err = err ? err : -errno;
+		w->xlost += *buffered;
+		w->xentries -= *buffered;
+		w->xbytes = at;
+		if (!w->error)
+			w->error = err;
+	}
+	w->xlen = 0;
+	*buffered = 0;
+	return err;
+}
+
+int rec_add_extra(struct recorder *w, const struct rec_extra *e,
+		  const void *data)
+{
+	size_t bytes = (XHEAD + e->data_len + 7) & ~(size_t)7;
+	struct rec_extra *h;
+	int err;
+
+	if (w->error || bytes > XENTRY_MAX) {
+		w->xlost++;
+		return w->error ? w->error : -EMSGSIZE;
+	}
+	if (w->xfd < 0) {
+		err = extras_open(w);
+		if (err) {
+			w->xlost++;
+			w->error = err;
+			return err;
+		}
+	}
+	if (w->xlen + bytes > REC_BUF_BYTES &&
+	    extras_flush(w, &w->xbuffered)) {
+		w->xlost++;
+		return w->error;
+	}
+	h = (struct rec_extra *)(w->xbuf + w->xlen);
+	memset(h, 0, bytes);
+	*h = *e;
+	h->bytes = (uint32_t)bytes;
+	h->reserved = 0;
+	extra_swap(h);
+	memcpy(h + 1, data, e->data_len);
+	w->xlen += bytes;
+	w->xbytes += bytes;
+	w->xentries++;
+	w->xbuffered++;
+	return 0;
+}
+
+void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
+		     uint64_t keep_drops)
+{
+	w->ctrl_drops = ctrl_drops;
+	w->keep_drops = keep_drops;
+}
+
+/*
+ * The end: the extra section after the last record, from the waiting file
+ * (through xbuf). A file with neither entries nor losses of them stays
+ * version 1. If the section cannot be written, the file is cut back to
+ * its records and the entries counted in extras_lost.
+ */
+static void extras_append(struct recorder *w)
+{
+	off_t end = (off_t)w->header_bytes + (off_t)(w->written * REC_SIZE);
+	struct rec_extra_header xh;
+	uint64_t at = 0;
+	size_t done;
+	ssize_t n;
+	int err = 0;
+
+	if (!w->xentries && !w->xlost && !w->ctrl_drops && !w->keep_drops)
+		return;
+	w->version = REC_VERSION_EXTRAS;
+	if (w->meta_version_at &&
+	    pwrite(w->fd, "2", 1, (off_t)w->meta_version_at) != 1)
+		err = -errno;
+	if (w->xfd >= 0 && !err)
+		err = extras_flush(w, &w->xbuffered);
+	memset(&xh, 0, sizeof(xh));
+	memcpy(xh.magic, REC_EXTRA_MAGIC, sizeof(xh.magic));
+	xh.entries = htole64(w->xentries);
+	xh.bytes = htole64(w->xbytes);
+	xh.ctrl_drops = htole64(w->ctrl_drops);
+	xh.keep_drops = htole64(w->keep_drops);
+	if (!err)
+		err = pwrite_all(w->fd, &xh, sizeof(xh), end, &done);
+	while (!err && at < w->xbytes) {
+		n = pread(w->xfd, w->xbuf, REC_BUF_BYTES, (off_t)at);
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		err = pwrite_all(w->fd, w->xbuf, (size_t)n,
+				 end + (off_t)sizeof(xh) + (off_t)at, &done);
+		at += (uint64_t)n;
+	}
+	if (err) {
+		if (ftruncate(w->fd, end) && !err)
+			err = -errno;
+		w->xlost += w->xentries;
+		if (!w->error)
+			w->error = err;
+		return;
+	}
+	w->extras = true;
+}
+
+static void extras_close(struct recorder *w)
+{
+	if (w->xfd >= 0)
+		close(w->xfd);
+	w->xfd = -1;
+	free(w->xbuf);
+	w->xbuf = NULL;
+}
+
 int rec_add(struct recorder *w, const struct mtg_rx_rec *r)
 {
 	struct mtg_rx_rec *slot;
@@ -223,6 +443,8 @@ int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns)
 	if (w->fd < 0)
 		return w->error;
 	rec_flush(w);
+	extras_append(w);
+	extras_close(w);
 	header_fill(w, &h, REC_F_COMPLETE, ring_drops, end_ns);
 	/* Rewriting the first page needs no new space on a full disk. */
 	err = pwrite_all(w->fd, &h, sizeof(h), 0, &done);
@@ -257,6 +479,7 @@ const char *rec_commit(struct recorder *w)
 
 void rec_abandon(struct recorder *w)
 {
+	extras_close(w);
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
@@ -288,6 +511,43 @@ static int refuse(struct rec_reader *r, const char *fmt, ...)
 	fputc('\n', stderr);
 	rec_close(r);
 	return -EINVAL;
+}
+
+/* Version 2 with the extra section: the records, then the section. */
+static int open_extras(struct rec_reader *r, uint64_t body)
+{
+	uint64_t claimed = r->h.records, end;
+	struct rec_extra_header xh;
+	ssize_t n;
+
+	if (claimed > body / REC_SIZE || body - claimed * REC_SIZE < sizeof(xh))
+		return refuse(r, "truncated: the header says %llu records and an extra section, the file holds %llu bytes of them",
+			      (unsigned long long)claimed,
+			      (unsigned long long)body);
+	end = r->h.header_bytes + claimed * REC_SIZE;
+	n = pread(r->fd, &xh, sizeof(xh), (off_t)end);
+	if (n != (ssize_t)sizeof(xh))
+		return refuse(r, "cannot read the extra section at byte %llu",
+			      (unsigned long long)end);
+	if (memcmp(xh.magic, REC_EXTRA_MAGIC, sizeof(xh.magic)))
+		return refuse(r, "damaged: no extra section (\\x89MTGEXT\\n) after the %llu records",
+			      (unsigned long long)claimed);
+	r->xh = xh;
+	r->xh.entries = le64toh(xh.entries);
+	r->xh.bytes = le64toh(xh.bytes);
+	r->xh.ctrl_drops = le64toh(xh.ctrl_drops);
+	r->xh.keep_drops = le64toh(xh.keep_drops);
+	if (body - claimed * REC_SIZE - sizeof(xh) != r->xh.bytes)
+		return refuse(r, "%s: the extra section says %llu bytes of entries, the file holds %llu",
+			      body - claimed * REC_SIZE - sizeof(xh) < r->xh.bytes ?
+			      "truncated" : "damaged",
+			      (unsigned long long)r->xh.bytes,
+			      (unsigned long long)(body - claimed * REC_SIZE -
+						   sizeof(xh)));
+	r->records = claimed;
+	r->has_extras = true;
+	r->extras_at = end + sizeof(xh);
+	return 0;
 }
 
 int rec_open(struct rec_reader *r, const char *path)
@@ -333,10 +593,11 @@ int rec_open(struct rec_reader *r, const char *path)
 	r->h.ring_drops = le64toh(h.ring_drops);
 	r->h.end_ns = le64toh(h.end_ns);
 	r->h.meta_bytes = le32toh(h.meta_bytes);
+	r->h.extras_lost = le32toh(h.extras_lost);
 	memcpy(r->h.magic, h.magic, sizeof(h.magic));
-	if (r->h.version != REC_VERSION)
-		return refuse(r, "a recording of format version %u; this mtgctl reads version %u",
-			      r->h.version, REC_VERSION);
+	if (r->h.version != REC_VERSION && r->h.version != REC_VERSION_EXTRAS)
+		return refuse(r, "a recording of format version %u; this mtgctl reads versions %u and %u",
+			      r->h.version, REC_VERSION, REC_VERSION_EXTRAS);
 	if (r->h.record_bytes != REC_SIZE)
 		return refuse(r, "damaged header: records of %u bytes, the format has %zu",
 			      r->h.record_bytes, REC_SIZE);
@@ -348,9 +609,15 @@ int rec_open(struct rec_reader *r, const char *path)
 		return refuse(r, "truncated: %llu bytes, the header and metadata alone take %u",
 			      (unsigned long long)r->size, r->h.header_bytes);
 	body = r->size - r->h.header_bytes;
+	r->complete = r->h.flags & REC_F_COMPLETE;
+	if (r->h.version == REC_VERSION_EXTRAS && !r->complete)
+		return refuse(r, "damaged header: format version 2 without the COMPLETE flag");
+	if (r->h.version == REC_VERSION && (r->h.flags & REC_F_EXTRAS))
+		return refuse(r, "damaged header: format version 1 with the EXTRAS flag");
+	if (r->h.flags & REC_F_EXTRAS)
+		return open_extras(r, body);
 	r->records = body / REC_SIZE;
 	r->partial = body % REC_SIZE;
-	r->complete = r->h.flags & REC_F_COMPLETE;
 	if (r->complete) {
 		claimed = r->h.records;
 		if (r->records < claimed)
@@ -384,6 +651,36 @@ int64_t rec_read(struct rec_reader *r, uint64_t first, struct mtg_rx_rec *out,
 	for (i = 0; i < got; i++)
 		rec_swap(&out[i]);
 	return (int64_t)got;
+}
+
+int rec_extra_next(struct rec_reader *r, uint64_t *pos, struct rec_extra *e,
+		   void *data, size_t cap)
+{
+	uint64_t left;
+	ssize_t n;
+	size_t len;
+
+	if (!r->has_extras || *pos >= r->xh.bytes)
+		return 0;
+	left = r->xh.bytes - *pos;
+	n = pread(r->fd, e, sizeof(*e), (off_t)(r->extras_at + *pos));
+	if (n < 0)
+		return -errno;
+	extra_swap(e);
+	if (n != (ssize_t)sizeof(*e) || e->bytes < sizeof(*e) ||
+	    e->bytes % 8 || e->bytes > left ||
+	    e->data_len > e->bytes - sizeof(*e) ||
+	    e->bytes - sizeof(*e) - e->data_len >= 8) {
+		pr_err("%s: damaged extra entry at byte %llu of the section\n",
+		       r->path, (unsigned long long)*pos);
+		return -EINVAL;
+	}
+	len = e->data_len < cap ? e->data_len : cap;
+	n = pread(r->fd, data, len, (off_t)(r->extras_at + *pos + sizeof(*e)));
+	if (n != (ssize_t)len)
+		return n < 0 ? -errno : -EIO;
+	*pos += e->bytes;
+	return 1;
 }
 
 void rec_close(struct rec_reader *r)

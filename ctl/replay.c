@@ -268,6 +268,8 @@ static const char *act_name(enum dash_act act)
 		return "suspend";
 	case DASH_RESUME:
 		return "resume";
+	case DASH_CTRLMSG:
+		return "send a control message from";
 	default:
 		return "?";
 	}

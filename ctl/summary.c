@@ -133,6 +133,7 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "underruns", st->underruns);
 	json_ku64(j, "late_packets", st->late_packets);
 	json_ku64(j, "ctrl_sent", st->ctrl_sent);
+	json_ku64(j, "ctrl_unsent", t->ctrl_unsent);
 	json_ku64(j, "early", st->early);
 	json_ku64(j, "cpu", st->cpu);
 	json_kstr(j, "dev", t->dev);
@@ -161,6 +162,8 @@ static void summary_rx_json(struct json *j, const struct summary_rx *rx)
 		json_kstr(j, "path", rx->recording);
 		json_ku64(j, "records", rx->written);
 		json_ku64(j, "not_written", rx->not_written);
+		json_ku64(j, "extras", rx->extras);
+		json_ku64(j, "extras_not_written", rx->extras_lost);
 		json_obj_end(j);
 	} else {
 		json_null(j);

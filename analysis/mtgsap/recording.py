@@ -5,6 +5,7 @@ memory; written (by copy and filter) the way mtgctl writes them, never over
 an existing file unless asked."""
 
 import contextlib
+import dataclasses
 import json
 import os
 import struct
@@ -14,9 +15,20 @@ import numpy as np
 
 MAGIC = b"\x89MTGREC\n"
 HEADER = struct.Struct("<8sIIIIQQQQII")
-VERSION = 1
+VERSION = 1             # records only
+VERSION_EXTRAS = 2      # records, then the extra section
 F_COMPLETE = 1
+F_EXTRAS = 2
 PAGE = 4096
+
+# The extra section (version 2): its header, then entries of a 64-byte
+# head and data, each padded to a multiple of 8 bytes.
+EXTRA_MAGIC = b"\x89MTGEXT\n"
+EXTRA_HEADER = struct.Struct("<8sQQQQ24x")
+EXTRA_HEAD = struct.Struct("<IHHQQQQIIHHIII")
+EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS = 1, 2, 3
+EXTRA_F_CUT = 1
+NO_RECORD = (1 << 64) - 1
 
 # Record flags (struct mtg_rx_rec.flags); the metadata spells them too.
 STAMP_MASK = 0x3
@@ -33,6 +45,37 @@ DTYPE_V1 = [["rx_ns", "<u8"], ["seq", "<u8"], ["sched_ns", "<u8"],
             ["wrong_bits", "<u4"], ["len", "<u2"], ["iface", "<u2"],
             ["flags", "<u2"], ["nut", "u1", [6]], ["ttl", "u1"],
             ["tos", "u1"], ["payload_len", "<u2"], ["reserved", "<u4"]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Extra:
+    """An entry of the extra section: a control message received (CTRL), or
+    a packet's payload (PAYLOAD) or its wrong bits' positions (WRONG_BITS,
+    bit k is byte k // 8's bit 7 - k % 8, counted from the first payload
+    byte after the MTG header) kept for the record of index `record`."""
+    type: int
+    flags: int
+    record: int             # PAYLOAD, WRONG_BITS; NO_RECORD for CTRL
+    rx_ns: int
+    seq: int
+    tx_ns: int
+    run_id: int
+    tg_id: int
+    iface: int
+    rx_flags: int
+    count: int              # WRONG_BITS: the packet's wrong bits;
+                            # PAYLOAD: its payload bytes; CTRL: data bytes
+    data: bytes
+
+    @property
+    def positions(self):
+        """WRONG_BITS: the positions, a numpy array of uint32."""
+        return np.frombuffer(self.data, dtype="<u4")
+
+    @property
+    def cut(self):
+        """WRONG_BITS: fewer positions than wrong bits (the list was cut)."""
+        return bool(self.flags & EXTRA_F_CUT)
 
 
 class RecordingError(ValueError):
@@ -96,7 +139,15 @@ class Recording:
         body = size - h["header_bytes"]
         n, self.partial_bytes = divmod(body, h["record_bytes"])
         self.complete = bool(h["flags"] & F_COMPLETE)
-        if self.complete and n < h["records"]:
+        self.extras_header = None
+        self._extras = None
+        if h["version"] == VERSION_EXTRAS and not self.complete:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 2 without the COMPLETE flag")
+        if h["flags"] & F_EXTRAS:
+            n = self._check_extras(body)
+            self.partial_bytes = 0
+        elif self.complete and n < h["records"]:
             raise RecordingError(f"{self.path}: truncated: the header counts "
                                  f"{h['records']} records, the file holds "
                                  f"{n}")
@@ -110,6 +161,78 @@ class Recording:
         self.start_ns = int(self.meta.get("start_ns") or
                             (self.records["rx_ns"].min() if n else 0))
 
+    def _check_extras(self, body):
+        """Version 2: the records the header counts, then the section."""
+        h = self.header
+        n = h["records"]
+        end = h["header_bytes"] + n * h["record_bytes"]
+        if h["version"] != VERSION_EXTRAS:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 1 with the EXTRAS flag")
+        if n * h["record_bytes"] + EXTRA_HEADER.size > body:
+            raise RecordingError(f"{self.path}: truncated: the header says "
+                                 f"{n} records and an extra section, the "
+                                 f"file holds {body} bytes of them")
+        with open(self.path, "rb") as f:
+            f.seek(end)
+            magic, entries, nbytes, ctrl_drops, keep_drops = \
+                EXTRA_HEADER.unpack(f.read(EXTRA_HEADER.size))
+        if magic != EXTRA_MAGIC:
+            raise RecordingError(f"{self.path}: damaged: no extra section "
+                                 f"(\\x89MTGEXT\\n) after the {n} records")
+        held = body - n * h["record_bytes"] - EXTRA_HEADER.size
+        if held != nbytes:
+            raise RecordingError(f"{self.path}: "
+                                 f"{'truncated' if held < nbytes else 'damaged'}"
+                                 f": the extra section says {nbytes} bytes "
+                                 f"of entries, the file holds {held}")
+        self.extras_header = dict(entries=entries, bytes=nbytes,
+                                  ctrl_drops=ctrl_drops,
+                                  keep_drops=keep_drops,
+                                  offset=end + EXTRA_HEADER.size)
+        return n
+
+    @property
+    def extras(self):
+        """The extra entries (version 2), in the order written: a list of
+        Extra; empty for version 1."""
+        if self._extras is None:
+            self._extras = list(self._read_extras())
+        return self._extras
+
+    def _read_extras(self):
+        x = self.extras_header
+        if not x:
+            return
+        with open(self.path, "rb") as f:
+            f.seek(x["offset"])
+            raw = f.read(x["bytes"])
+        pos = 0
+        while pos < len(raw):
+            if len(raw) - pos < EXTRA_HEAD.size:
+                raise RecordingError(f"{self.path}: damaged extra entry at "
+                                     f"byte {pos} of the section")
+            (nbytes, typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
+             iface, rx_flags, count, data_len, _) = \
+                EXTRA_HEAD.unpack_from(raw, pos)
+            if (nbytes < EXTRA_HEAD.size or nbytes % 8 or
+                    nbytes > len(raw) - pos or
+                    data_len > nbytes - EXTRA_HEAD.size or
+                    nbytes - EXTRA_HEAD.size - data_len >= 8):
+                raise RecordingError(f"{self.path}: damaged extra entry at "
+                                     f"byte {pos} of the section")
+            start = pos + EXTRA_HEAD.size
+            yield Extra(typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
+                        iface, rx_flags, count,
+                        bytes(raw[start:start + data_len]))
+            pos += nbytes
+
+    def control_messages(self, tgs=None):
+        """The control messages received (Extra, type CTRL), of the TGs in
+        `tgs` (ids) or all."""
+        return [e for e in self.extras if e.type == EXTRA_CTRL and
+                (tgs is None or e.tg_id in tgs)]
+
     def _check_header(self, head, size):
         if not head or not head.startswith(MAGIC[:len(head)]):
             raise RecordingError(f"{self.path}: not an mtg recording (no "
@@ -118,10 +241,11 @@ class Recording:
             raise RecordingError(f"{self.path}: truncated in its "
                                  f"{HEADER.size}-byte header")
         (_, version, header_bytes, record_bytes, flags, records, not_written,
-         ring_drops, end_ns, meta_bytes, _) = HEADER.unpack(head)
-        if version != VERSION:
+         ring_drops, end_ns, meta_bytes, extras_lost) = HEADER.unpack(head)
+        if version not in (VERSION, VERSION_EXTRAS):
             raise RecordingError(f"{self.path}: format version {version}; "
-                                 f"this mtgsap reads version {VERSION}")
+                                 f"this mtgsap reads versions {VERSION} and "
+                                 f"{VERSION_EXTRAS}")
         if (header_bytes % PAGE or header_bytes < HEADER.size + meta_bytes or
                 not record_bytes):
             raise RecordingError(f"{self.path}: damaged header "
@@ -134,7 +258,7 @@ class Recording:
                            record_bytes=record_bytes, flags=flags,
                            records=records, not_written=not_written,
                            ring_drops=ring_drops, end_ns=end_ns,
-                           meta_bytes=meta_bytes)
+                           meta_bytes=meta_bytes, extras_lost=extras_lost)
 
     def __len__(self):
         return len(self.records)
@@ -221,23 +345,56 @@ def new_file(path, force, binary=True):
             os.unlink(tmp)
 
 
+def _extra_bytes(e):
+    size = -(-(EXTRA_HEAD.size + len(e.data)) // 8) * 8
+    head = EXTRA_HEAD.pack(size, e.type, e.flags, e.record, e.rx_ns, e.seq,
+                           e.tx_ns, e.run_id, e.tg_id, e.iface, e.rx_flags,
+                           e.count, len(e.data), 0)
+    return head + e.data + b"\0" * (size - EXTRA_HEAD.size - len(e.data))
+
+
+def select_extras(extras, mask, tgs=None):
+    """The extra entries that go with the records `mask` selects, their
+    record indexes renumbered for those records; control messages of the
+    TGs in `tgs` (all if None)."""
+    index = np.cumsum(mask, dtype=np.int64) - 1
+    out = []
+    for e in extras:
+        if e.record == NO_RECORD:
+            if tgs is None or e.tg_id in tgs:
+                out.append(e)
+        elif e.record < len(mask) and mask[e.record]:
+            out.append(dataclasses.replace(e, record=int(index[e.record])))
+    return out
+
+
 def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
-          force=False):
+          force=False, extras=(), extras_lost=0, ctrl_drops=0,
+          keep_drops=0):
     """Writes a complete recording of `records` (a structured array of the
     current dtype, in memory or mapped: it is written in slices) with
-    `meta`, whole or not at all (new_file)."""
+    `meta`, whole or not at all (new_file). With extra entries (Extra) or
+    counts of them lost it is a version 2 file, else version 1."""
     path = os.fspath(path)
     if records.dtype != RECORD_DTYPE:
         raise RecordingError(f"{path}: records must have the version "
                              f"{VERSION} dtype")
-    meta = dict(meta, format="mtg-recording", version=VERSION)
+    extras = list(extras)
+    for e in extras:
+        if e.record != NO_RECORD and e.record >= len(records):
+            raise RecordingError(f"{path}: an extra entry of record "
+                                 f"{e.record}, of {len(records)}")
+    v2 = bool(extras or extras_lost or ctrl_drops or keep_drops)
+    version = VERSION_EXTRAS if v2 else VERSION
+    meta = dict(meta, format="mtg-recording", version=version)
     meta["record"] = dict(meta.get("record") or {}, bytes=RECORD_DTYPE.itemsize,
                           dtype=DTYPE_V1)
     meta_raw = json.dumps(meta, separators=(",", ":")).encode()
     header_bytes = -(-(HEADER.size + len(meta_raw)) // PAGE) * PAGE
-    head = HEADER.pack(MAGIC, VERSION, header_bytes, RECORD_DTYPE.itemsize,
-                       F_COMPLETE, len(records), not_written, ring_drops,
-                       end_ns, len(meta_raw), 0)
+    head = HEADER.pack(MAGIC, version, header_bytes, RECORD_DTYPE.itemsize,
+                       F_COMPLETE | (F_EXTRAS if v2 else 0), len(records),
+                       not_written, ring_drops, end_ns, len(meta_raw),
+                       min(extras_lost, 0xffffffff) if v2 else 0)
     with new_file(path, force) as (f, _):
         f.write(head + meta_raw)
         f.write(b"\0" * (header_bytes - len(head) - len(meta_raw)))
@@ -245,7 +402,21 @@ def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
         step = 1 << 16
         for i in range(0, len(records), step):
             f.write(records[i:i + step].tobytes())
+        if v2:
+            body = b"".join(_extra_bytes(e) for e in extras)
+            f.write(EXTRA_HEADER.pack(EXTRA_MAGIC, len(extras), len(body),
+                                      ctrl_drops, keep_drops))
+            f.write(body)
     return path
+
+
+def extra_counts(rec):
+    """The keywords of write() that keep a recording's counts of extra
+    entries lost."""
+    x = rec.extras_header or {}
+    return dict(extras_lost=rec.header["extras_lost"],
+                ctrl_drops=x.get("ctrl_drops", 0),
+                keep_drops=x.get("keep_drops", 0))
 
 
 def copy(src, dst, *, force=False, partial=False):
@@ -263,5 +434,6 @@ def copy(src, dst, *, force=False, partial=False):
         h = rec.header
         write(dst, meta, rec.records,
               ring_drops=h["ring_drops"], not_written=h["not_written"],
-              end_ns=h["end_ns"], force=force)
+              end_ns=h["end_ns"], force=force, extras=rec.extras,
+              **extra_counts(rec))
         return len(rec)
