@@ -530,7 +530,7 @@ static const char help_short[] =
 
 static const char *const help_long[] = {
 	"Up/Down, PgUp/PgDn, Home/End   select a TG",
-	"s   start the selected TG if it waits for the operator (time user)",
+	"s   start the selected TG now: waiting, it goes; ended, it starts again; suspended, it resumes",
 	"u   start every TG that waits for the operator (as SIGUSR1 does)",
 	"p   suspend the selected TG      r   resume it",
 	"c   type a control message for the selected TG: Enter sends it, Esc cancels",

@@ -92,7 +92,7 @@ void dash_row_meter(struct dash_row *r, const struct meter *m, uint64_t now,
 enum dash_act {
 	DASH_NONE,
 	DASH_QUIT,
-	DASH_START,		/* the selected TG, if it waits for the operator */
+	DASH_START,		/* the selected TG, now (started again if ended) */
 	DASH_START_USER,	/* every TG that waits for the operator */
 	DASH_KILL,
 	DASH_SUSPEND,

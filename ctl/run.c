@@ -54,6 +54,8 @@ struct run_tg {
 	double req_pps, req_bps;	/* the timetable's means */
 	double rate_factor;		/* throughput changed from the keyboard */
 	uint64_t begin;			/* its start (`time`), CLOCK_TAI */
+	unsigned int starts;		/* started (again from the keyboard) */
+	uint64_t stream_base;		/* stream: the entry at the ring's 0 */
 	const struct idf_ctrl **ctrl;	/* its `ctrl` messages, by time */
 	size_t nctrl, ctrl_next;	/* how many; the next one due */
 	uint64_t ctrl_unsent;		/* of them: refused, or never due */
@@ -400,7 +402,8 @@ static void refill(struct run *r)
 		table = (struct mtg_tt_entry *)((char *)r->dev.tables +
 						t->table_offset);
 		for (k = t->produced; k < t->produced + room; k++)
-			tt_entry(&t->tt, k, &table[k % t->tt.len]);
+			tt_entry(&t->tt, t->stream_base + k,
+				 &table[k % t->tt.len]);
 		t->produced += room;
 		__atomic_store_n(&ring_of(r, t)->producer, t->produced,
 				 __ATOMIC_RELEASE);
@@ -458,10 +461,62 @@ static int start_tg(struct run *r, struct run_tg *t)
 		return err;
 	}
 	t->started = true;
+	t->starts++;
 	t->st.state = MTG_TG_RUNNING;
 	/* `ctrl` times count from its first start */
 	if (!t->begin)
 		t->begin = t->start.start_ns - t->tt.first_ns;
+	return 0;
+}
+
+/*
+ * A stream started again: the module's TG reads the ring from count 0,
+ * so the table is filled anew there with the stream's next entries (the
+ * stream goes on; it does not repeat).
+ */
+static void stream_restart(struct run *r, struct run_tg *t)
+{
+	struct mtg_tt_entry *table = (struct mtg_tt_entry *)
+		((char *)r->dev.tables + t->table_offset);
+	uint64_t k;
+
+	t->stream_base += t->produced;
+	for (k = 0; k < t->tt.len; k++)
+		tt_entry(&t->tt, t->stream_base + k, &table[k]);
+	t->produced = t->tt.len;
+	__atomic_store_n(&ring_of(r, t)->producer, t->produced,
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * Start a TG that ended (or was stopped for it) again now: the module's
+ * MTG_TG_F_RESTART, which goes on with its sequence numbers and counters;
+ * from the start of its table, its count and duration anew. Says why not.
+ */
+static int restart_tg(struct run *r, struct run_tg *t)
+{
+	struct mtg_tg_start *s = &t->start;
+	uint64_t begin = now_tai() + USER_LEAD_NS;
+	const char *hint;
+	int err;
+
+	fill_start(r, t);
+	s->flags |= MTG_TG_F_RESTART;
+	s->start_ns = begin + t->tt.first_ns;
+	s->stop_ns = t->tg->duration ? begin + t->tg->duration : 0;
+	if (t->tt.stream)
+		stream_restart(r, t);
+	err = mtg_dev_tg_start(&r->dev, s);
+	if (err) {
+		hint = mtg_tg_start_hint(-err);
+		pr_err("cannot start TG %u (%s) again: %s%s%s\n", t->tg->id,
+		       where(r, t->tg), strerror(-err), hint ? ": " : "",
+		       hint ? hint : "");
+		return err;
+	}
+	t->starts++;
+	t->st.state = MTG_TG_RUNNING;
+	t->rate_factor = 1.0;
 	return 0;
 }
 
@@ -812,6 +867,66 @@ static void ctrl_end(struct run *r)
 	}
 }
 
+/*
+ * 's' and the `start` command: the TG goes now, whatever it was doing
+ * (Documentation/mtgctl.rst, "The dashboard"). Waiting for the operator:
+ * it starts. Waiting for its start time: it is stopped before it sent
+ * anything and starts now. Suspended: it resumes. Ended (finished,
+ * killed, failed): it starts again, its sequence numbers going on.
+ */
+static void start_now(struct run *r, struct run_tg *t, FILE *f)
+{
+	uint64_t now = now_tai();
+	int err;
+
+	if (stop_signal || r->quits) {
+		fprintf(f, "TG %u: not started: the run is ending\n", t->tg->id);
+		return;
+	}
+	if (!t->started) {
+		if (!start_tg(r, t))	/* else it said why */
+			fprintf(f, "TG %u started\n", t->tg->id);
+		return;
+	}
+	switch (t->st.state) {
+	case MTG_TG_SUSPENDED:
+		err = mtg_dev_tg_resume(&r->dev, t->tg->id);
+		if (err)
+			fprintf(f, "TG %u: resume refused: %s\n", t->tg->id,
+				strerror(-err));
+		else
+			fprintf(f, "TG %u resumed\n", t->tg->id);
+		return;
+	case MTG_TG_RUNNING:
+		if (now >= t->start.start_ns || t->st.next_seq) {
+			fprintf(f, "TG %u is running already\n", t->tg->id);
+			return;
+		}
+		/* Its start time has not come: stopped, it goes at once. */
+		err = mtg_dev_tg_kill(&r->dev, t->tg->id);
+		if (err) {
+			fprintf(f, "TG %u: kill refused: %s\n", t->tg->id,
+				strerror(-err));
+			return;
+		}
+		t->begin = 0;
+		if (!restart_tg(r, t)) {
+			t->starts--;	/* it had not started sending */
+			t->begin = t->start.start_ns - t->tt.first_ns;
+			fprintf(f, "TG %u started now, before its start time\n",
+				t->tg->id);
+		} else {
+			t->st.state = MTG_TG_KILLED;
+		}
+		return;
+	default:
+		if (!restart_tg(r, t))
+			fprintf(f, "TG %u started again: sequence numbers go on from %llu\n",
+				t->tg->id, (unsigned long long)t->st.next_seq);
+		return;
+	}
+}
+
 /* What a key asked for; what came of it goes to the event pane. */
 static void carry_out(struct run *r, const struct dash_action *a)
 {
@@ -834,10 +949,7 @@ static void carry_out(struct run *r, const struct dash_action *a)
 		goto out;
 	switch (a->act) {
 	case DASH_START:
-		if (t->started)
-			fprintf(f, "TG %u has started already\n", t->tg->id);
-		else if (start_tg(r, t) == 0)	/* else it said why */
-			done = "started";
+		start_now(r, t, f);
 		break;
 	case DASH_KILL:
 		name = "kill";
@@ -994,6 +1106,9 @@ static int watch(struct run *r)
 			ret = poll_all(r);
 			if (ret < 0)
 				return ret;
+			/* a TG started again from the keyboard: not ended */
+			if (!ret && ended && !killed)
+				ended = false;
 			if (ret && !ended && !ctrl_pending(r)) {
 				ended = true;
 				if (r->listening && !r->ls.write_failed)
@@ -1100,6 +1215,7 @@ static int write_summary(const struct run *r)
 		tgs[i].path = idf_path_name(t->tg->path);
 		tgs[i].dst_mac = t->start.dst_mac;
 		tgs[i].ctrl_unsent = t->ctrl_unsent;
+		tgs[i].starts = t->starts;
 	}
 	err = summary_write(r->o->json, &s);
 	free(tgs);

@@ -134,6 +134,7 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "late_packets", st->late_packets);
 	json_ku64(j, "ctrl_sent", st->ctrl_sent);
 	json_ku64(j, "ctrl_unsent", t->ctrl_unsent);
+	json_ku64(j, "starts", t->starts);
 	json_ku64(j, "early", st->early);
 	json_ku64(j, "cpu", st->cpu);
 	json_kstr(j, "dev", t->dev);

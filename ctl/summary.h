@@ -30,6 +30,7 @@ struct summary_tg {
 	const char *path;
 	const uint8_t *dst_mac;		/* 6 bytes, as the module used it */
 	uint64_t ctrl_unsent;		/* `ctrl` messages not sent */
+	unsigned int starts;		/* 1, more if started again */
 };
 
 /* The receive path, when something listened. */

@@ -37,7 +37,7 @@
 #define MTG_GENL_VERSION	1
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		3	/* new commands */
+#define MTG_ABI_MINOR		4	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -208,7 +208,11 @@ struct mtg_tt_ring {
 #define MTG_TG_F_QDISC		(1U << 3)	/* through the qdisc layer */
 #define MTG_TG_F_PRECISE	(1U << 4)	/* early timer, then spin */
 #define MTG_TG_F_DST_MAC	(1U << 5)	/* dst_mac given, not resolved */
-#define MTG_TG_F_ALL		0x3fU
+#define MTG_TG_F_RESTART	(1U << 6)	/* replaces the ended TG tg_id,
+						 * going on with its sequence
+						 * numbers and counters (ABI 1.4)
+						 */
+#define MTG_TG_F_ALL		0x7fU
 
 /* Payload patterns (mtg_tg_start.patt_kind and mtg_hdr.patt_kind). */
 #define MTG_PATT_FIXED		0	/* every byte patt_value */
@@ -223,6 +227,12 @@ struct mtg_tt_ring {
  * two seconds' wait) unless MTG_TG_F_DST_MAC gives it; either way it is
  * returned in dst_mac. A table entry longer than the MTU plus the Ethernet
  * header gives EMSGSIZE; one shorter than the headers, EINVAL.
+ *
+ * With MTG_TG_F_RESTART, tg_id names a TG of the session that has ended
+ * (finished, killed or failed; ENOENT if none, EBUSY if it runs): the new
+ * one takes its place from table entry 0, its first packet's sequence
+ * number the old one's next_seq, its counters going on from the old one's
+ * (stop_count then counts the packets of the new start).
  */
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
@@ -480,6 +490,7 @@ struct mtg_ctrl_rec {
 #define MTG_IOC_RX_STATS	_IOR(MTG_IOC_MAGIC, 0x31, struct mtg_rx_stats)
 /* The run id recorded; 0: every run. Others are foreign. Default 0. */
 #define MTG_IOC_RX_SET_RUN	_IOW(MTG_IOC_MAGIC, 0x32, __u32)
+
 
 /*
  * The MTG header: on the wire right after the UDP header, all fields in

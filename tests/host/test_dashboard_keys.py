@@ -25,6 +25,8 @@ def test_help_lists_the_keys(mtgctl, tmp_path):
         s = t.wait_for(lambda s: "keys " in s and "replay: n or ]" in s)
         assert "c   type a control message for the selected TG: Enter " \
             "sends it, Esc cancels" in s
+        assert "s   start the selected TG now: waiting, it goes; ended, it " \
+            "starts again; suspended, it resumes" in s
 
 
 def test_typing_a_control_message(mtgctl, tmp_path):
