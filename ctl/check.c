@@ -120,6 +120,9 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		       tg->mac[5]);
 	else
 		printf("  mac (resolved)\n");
+	if (tg->keep)
+		printf("  keep%s%s\n", tg->keep & IDF_KEEP_PAYLOAD ? " payload" : "",
+		       tg->keep & IDF_KEEP_BITS ? " wrongbits" : "");
 	printf("  table: %s, %zu entr%s, period %" PRIu64 " ns",
 	       tt->stream ? "stream" : "loop", tt->len,
 	       tt->len == 1 ? "y" : "ies", tt->period_ns);

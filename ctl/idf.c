@@ -1616,6 +1616,40 @@ static int parse_passthrough(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
+/* keep headers | payload [wrongbits] | wrongbits [payload] */
+static int parse_keep(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'headers', 'payload' or 'wrongbits'";
+	struct tok *t = need(p, what);
+	unsigned int k;
+
+	if (!t)
+		return -1;
+	tg->keep = 0;
+	if (!strcmp(t->s, "headers"))
+		return 0;
+	for (;;) {
+		if (!strcmp(t->s, "payload"))
+			k = IDF_KEEP_PAYLOAD;
+		else if (!strcmp(t->s, "wrongbits"))
+			k = IDF_KEEP_BITS;
+		else
+			return expected(p, t, what, NULL);
+		if (tg->keep & k) {
+			error_at(p->f, p->line, t->col, "'keep': '%s' twice",
+				 t->s);
+			return -1;
+		}
+		tg->keep |= k;
+		/* a second word of the two, if it is one */
+		if (p->pos >= p->ntok ||
+		    (strcmp(p->toks[p->pos].s, "payload") &&
+		     strcmp(p->toks[p->pos].s, "wrongbits")))
+			return 0;
+		t = &p->toks[p->pos++];
+	}
+}
+
 #define WHAT_DATA \
 	"the message: \"TEXT\" (escapes \\n \\t \\xHH ...), hex:HEX or a word"
 

@@ -78,7 +78,8 @@
 	K(listen,	"DEV[@NETNS] [DEV[@NETNS]...]")		\
 	K(out,		"FILE")					\
 	K(passthrough,	"no|yes")				\
-	K(ctrl,		"TIME DATA")
+	K(ctrl,		"TIME DATA")				\
+	K(keep,		"headers | payload [wrongbits] | wrongbits [payload]")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -133,6 +134,9 @@ enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
 enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
+/* What receivers keep of a TG's packets besides the header (`keep`). */
+#define IDF_KEEP_PAYLOAD	(1U << 0)
+#define IDF_KEEP_BITS		(1U << 1)
 
 /* Where something was written: 1-based line and byte column, in which file. */
 struct idf_loc {
@@ -210,6 +214,7 @@ struct idf_tg {
 	enum idf_late late;
 	uint8_t mac[6];		/* valid if set has IDF_KW_mac */
 	uint64_t threshold;	/* nanoseconds; 0: none */
+	unsigned int keep;	/* IDF_KEEP_*: what receivers keep */
 };
 
 /* An interface the run records what it receives on (`listen`). */

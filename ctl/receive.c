@@ -126,6 +126,42 @@ static int take_record(struct receiver *x, const struct mtg_rx_rec *r)
 	return meter_add(m, r);
 }
 
+/* The keep ring's entries into the recording's extra entries. */
+static int take_kept(struct receiver *x)
+{
+	struct mtg_keep_reader *k = &x->dev->keep;
+	const uint8_t *data;
+	struct mtg_keep_rec e;
+	int ret;
+
+	while ((ret = mtg_keep_next(k, &e, &data)) > 0) {
+		struct rec_extra ex = {
+			.flags = e.flags & MTG_KEEP_F_CUT ? REC_EXTRA_F_CUT : 0,
+			.record = e.record,
+			.rx_ns = e.rx_ns,
+			.seq = e.seq,
+			.run_id = e.run_id,
+			.tg_id = e.tg_id,
+			.count = e.count,
+			.data_len = e.data_len,
+		};
+
+		if (e.type == MTG_KEEP_PAYLOAD) {
+			ex.type = REC_EXTRA_PAYLOAD;
+			x->payloads++;
+		} else if (e.type == MTG_KEEP_BITS) {
+			ex.type = REC_EXTRA_WRONG_BITS;
+			x->bit_lists++;
+		} else {
+			continue;	/* of a later module: not ours to read */
+		}
+		if (x->rec)
+			rec_add_extra(x->rec, &ex, data);
+	}
+	mtg_keep_release(k);
+	return ret;
+}
+
 int64_t receiver_poll(struct receiver *x)
 {
 	struct mtg_dev *d = x->dev;
@@ -166,7 +202,11 @@ int64_t receiver_poll(struct receiver *x)
 		mtg_ring_release(&d->data, (uint64_t)n);
 		total += n;
 	}
-	return n < 0 ? n : total;
+	if (n < 0)
+		return n;
+	/* After the records: each entry is there before its record. */
+	err = take_kept(x);
+	return err < 0 ? err : total;
 }
 
 /* A record's fields, as numpy's dtype description has them. */
@@ -213,6 +253,8 @@ static void record_dtype(struct json *j)
 	json_ku64(j, "ipv6", MTG_RX_F_IPV6);
 	json_ku64(j, "hdr_corrupt", MTG_RX_F_HDR_CORRUPT);
 	json_ku64(j, "csum_bad", MTG_RX_F_CSUM_BAD);
+	json_ku64(j, "kept", MTG_RX_F_KEPT);
+	json_ku64(j, "keep_lost", MTG_RX_F_KEEP_LOST);
 	json_obj_end(j);
 	json_obj_end(j);
 }
@@ -536,7 +578,7 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 	}
 	if (!ls->recording)
 		return 0;
-	rec_extra_drops(&ls->rec, ls->st.ctrl_drops, 0);
+	rec_extra_drops(&ls->rec, ls->st.ctrl_drops, ls->st.keep_drops);
 	err = rec_finish(&ls->rec, ls->st.ring_drops, end_ns);
 	ls->recording = false;
 	if (err && !ls->write_failed)
@@ -558,6 +600,11 @@ void listening_report(const struct listening *ls, FILE *out)
 	if (ls->st.ctrl_drops)
 		fprintf(out, ", %llu control records lost",
 			(unsigned long long)ls->st.ctrl_drops);
+	if (ls->rx.payloads || ls->rx.bit_lists || ls->st.keep_drops)
+		fprintf(out, "; kept %llu payloads and %llu wrong-bit lists, %llu lost (keep ring full)",
+			(unsigned long long)ls->rx.payloads,
+			(unsigned long long)ls->rx.bit_lists,
+			(unsigned long long)ls->st.keep_drops);
 	fprintf(out, "\n");
 	if (ls->out)
 		fprintf(out, "recording %s: %llu records written, %llu not written\n",
@@ -587,7 +634,8 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 
 bool listening_lost_any(const struct listening *ls)
 {
-	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer;
+	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer ||
+	       ls->st.keep_drops;
 }
 
 void listening_abandon(struct listening *ls)

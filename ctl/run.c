@@ -232,6 +232,17 @@ static int ctrl_prepare(struct run *r)
 	return 0;
 }
 
+/* Some TG asks its receivers to keep payloads or wrong bits' positions. */
+static bool keeps_any(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++)
+		if (r->tgs[i].tg->keep)
+			return true;
+	return false;
+}
+
 /* Everything that needs neither the module nor time: tables, interfaces. */
 static int prepare(struct run *r)
 {
@@ -304,6 +315,10 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_F_DST_MAC;
 		memcpy(s->dst_mac, tg->mac, 6);
 	}
+	if (tg->keep & IDF_KEEP_PAYLOAD)
+		s->flags |= MTG_TG_F_KEEP_PAYLOAD;
+	if (tg->keep & IDF_KEEP_BITS)
+		s->flags |= MTG_TG_F_KEEP_BITS;
 	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
 		(uint32_t)t->netns_fd;
 	s->ifindex = t->ifindex;
@@ -1363,7 +1378,8 @@ int cmd_run(const char *file, const struct run_opts *o)
 		goto out;
 	if (mtg_dev_open(&r.dev, o->device))
 		goto err_abandon;
-	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0))
+	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0,
+			  r.listening && keeps_any(&r) ? o->keep_ring : 0))
 		goto err_abandon;
 	write_tables(&r);
 

@@ -180,6 +180,8 @@ static void summary_rx_json(struct json *j, const struct summary_rx *rx)
 	json_ku64(j, "ctrl", rx->st.ctrl);
 	json_ku64(j, "ctrl_drops", rx->st.ctrl_drops);
 	json_ku64(j, "bad_consumer", rx->st.bad_consumer);
+	json_ku64(j, "kept", rx->st.kept);
+	json_ku64(j, "keep_drops", rx->st.keep_drops);
 	json_ku64(j, "unknown_tg", rx->unknown);
 	json_obj_end(j);
 }

@@ -407,6 +407,10 @@ int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
 	tg->flags = d.flags;
 	tg->patt_kind = d.patt_kind;
 	tg->patt_value = d.patt_value;
+	if (d.flags & MTG_TG_F_KEEP_PAYLOAD)
+		tg->hdr_flags |= MTG_HDR_F_KEEP_PAYLOAD;
+	if (d.flags & MTG_TG_F_KEEP_BITS)
+		tg->hdr_flags |= MTG_HDR_F_KEEP_BITS;
 	tg->patt_seed = d.patt_seed;
 	memcpy(tg->nut, d.nut, sizeof(tg->nut));
 	tg->start_ns = d.start_ns;

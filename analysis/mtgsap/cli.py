@@ -13,8 +13,9 @@ from . import stats as st
 from .common import (UsageError, add_json, add_selection, answer,
                      interval, open_input, selected, tg_list, wrote)
 from .fields import FieldError, column, parse_duration
-from .recording import (EXTRA_CTRL, RecordingError, STAMP_NAMES, copy,
-                        extra_counts, select_extras, write)
+from .recording import (EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS,
+                        RecordingError, STAMP_NAMES, copy, extra_counts,
+                        select_extras, write)
 from .select import ExprError
 
 NS_FIELDS_NOTE = "Times and delays are in ns"
@@ -96,6 +97,45 @@ def cmd_ctrl(args):
                   f"{data['ctrl_drops']}" +
                   ("" if rec.header["version"] >= 2 else
                    " (a version 1 recording: none were kept)"))
+    return 0
+
+
+def cmd_kept(args):
+    with open_input(args) as rec:
+        tgs = tg_list(args)
+        tgs = None if tgs is None else set(tgs)
+        rows = []
+        for kind, name in ((EXTRA_PAYLOAD, "payload"),
+                           (EXTRA_WRONG_BITS, "wrong_bits")):
+            for index, e in rec.kept(kind, tgs).items():
+                row = dict(record=index, run_id=e.run_id, tg=e.tg_id,
+                           seq=e.seq, kind=name, count=e.count)
+                if kind == EXTRA_PAYLOAD:
+                    row["hex"] = e.data.hex()
+                    row["shown"] = e.data[:16].hex() + \
+                        ("..." if len(e.data) > 16 else "")
+                else:
+                    row["positions"] = [int(p) for p in e.positions]
+                    row["cut"] = e.cut
+                    row["shown"] = " ".join(str(p) for p in
+                                            row["positions"][:8]) + \
+                        (" ..." if len(row["positions"]) > 8 or e.cut
+                         else "")
+                rows.append(row)
+        rows.sort(key=lambda r: (r["record"], r["kind"]))
+        x = rec.extras_header or {}
+        lost = int(((rec.records["flags"] & 0x40) != 0).sum()) \
+            if len(rec) else 0
+        data = dict(kept=[{k: v for k, v in r.items() if k != "shown"}
+                          for r in rows],
+                    keep_drops=x.get("keep_drops", 0), records_lost=lost)
+        answer(args, data, rows,
+               [("record", "record"), ("tg", "tg"), ("seq", "seq"),
+                ("kind", "kept"), ("count", "bytes/bits"),
+                ("shown", "data (hex) / positions")])
+        if not args.json:
+            print(f"{len(rows)} kept; the module had no room for "
+                  f"{data['keep_drops']} (records marked: {lost})")
     return 0
 
 
@@ -341,6 +381,8 @@ CORE = {
     "windows": (cmd_windows, "D-ITG's throughput, delay, jitter and loss "
                              "over windows"),
     "ctrl": (cmd_ctrl, "the control messages received, as recorded"),
+    "kept": (cmd_kept, "the payloads and wrong bits' positions kept "
+                       "(the IDF's keep)"),
 }
 # Commands in their own modules: each has configure(parser) and
 # command(args).
@@ -376,7 +418,7 @@ def parser(command=None):
         if name == "info":
             add_json(c)
             continue
-        if name == "ctrl":
+        if name in ("ctrl", "kept"):
             c.add_argument("--tg", metavar="ID[,ID...]",
                            help="only these TGs' (default: all)")
             add_json(c)

@@ -36,6 +36,8 @@ STAMP_NAMES = ("hook", "sw", "hw")
 F_IPV6 = 0x4
 F_HDR_CORRUPT = 0x8
 F_CSUM_BAD = 0x10
+F_KEPT = 0x20           # extra entries of the record (payload, wrong bits)
+F_KEEP_LOST = 0x40      # one asked for, lost: the module had no room
 
 # The dtype of version 1, for recordings built from scratch; a file's own
 # metadata is what its records are read with.
@@ -232,6 +234,16 @@ class Recording:
         `tgs` (ids) or all."""
         return [e for e in self.extras if e.type == EXTRA_CTRL and
                 (tgs is None or e.tg_id in tgs)]
+
+    def kept(self, kind=None, tgs=None):
+        """What the receiver kept of packets besides their records (the
+        IDF's `keep`): {record index: Extra} of type `kind` (EXTRA_PAYLOAD
+        or EXTRA_WRONG_BITS), of the TGs in `tgs` or all. The record is
+        self.records[index]."""
+        if kind not in (EXTRA_PAYLOAD, EXTRA_WRONG_BITS):
+            raise ValueError("kind: EXTRA_PAYLOAD or EXTRA_WRONG_BITS")
+        return {e.record: e for e in self.extras if e.type == kind and
+                (tgs is None or e.tg_id in tgs)}
 
     def _check_header(self, head, size):
         if not head or not head.startswith(MAGIC[:len(head)]):

@@ -111,3 +111,40 @@ def test_run_refuses_a_bad_ctrl_before_the_device(mtgctl, tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 1
     assert "t.idf:2:15: error:" in r.stderr and "nothing started" in r.stderr
+
+
+# --- keep: what receivers keep besides the header ---------------------------
+
+@pytest.mark.parametrize("words, payload, bits", [
+    ("", False, False), ("keep headers", False, False),
+    ("keep payload", True, False), ("keep wrongbits", False, True),
+    ("keep payload wrongbits", True, True),
+    ("keep wrongbits payload", True, True),
+])
+def test_keep(mtgctl, tmp_path, words, payload, bits):
+    r = check(mtgctl, tmp_path, BASE + f"tgid 1 {words}\n", "--json")
+    assert r.returncode == 0, r.stderr
+    (tg,) = json.loads(r.stdout)["tgs"]
+    assert tg["keep"] == {"payload": payload, "wrong_bits": bits}
+
+
+def test_keep_in_the_globals_and_overridden(mtgctl, tmp_path):
+    r = check(mtgctl, tmp_path, "keep payload\n" + BASE +
+              "tgid 1\ntgid 2 keep headers\n", "--json")
+    tgs = json.loads(r.stdout)["tgs"]
+    assert [t["keep"]["payload"] for t in tgs] == [True, False]
+    assert "  keep payload\n" in check(mtgctl, tmp_path, "keep payload\n" +
+                                       BASE + "tgid 1\n").stdout
+
+
+@pytest.mark.parametrize("words, message", [
+    ("keep", "t.idf:2:13: error: 'keep' expects 'headers', 'payload' or "
+             "'wrongbits', got end of line"),
+    ("keep all", "t.idf:2:13: error: 'keep' expects 'headers', 'payload' "
+                 "or 'wrongbits', got 'all'"),
+    ("keep payload payload", "t.idf:2:21: error: 'keep': 'payload' twice"),
+])
+def test_keep_errors(mtgctl, tmp_path, words, message):
+    r = check(mtgctl, tmp_path, BASE + f"tgid 1 {words}\n")
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [message]
