@@ -602,25 +602,13 @@ class Ring:
         return out
 
 
-class KeepRing:
+class KeepRing(Ring):
     """The keep ring (ABI 1.4): entries of variable length in the
-    read-only RX mapping, byte counts."""
+    read-only RX mapping; its counts (Ring's) are of bytes."""
 
     def __init__(self, rx_mm, cons_mm, off):
         self.rx, self.cons_mm, self.off = rx_mm, cons_mm, off
         self.consumed = self.consumer()
-
-    def producer(self):
-        p = self.off.producer
-        return int.from_bytes(self.rx[p:p + 8], "little")
-
-    def consumer(self):
-        c = self.off.consumer
-        return int.from_bytes(self.cons_mm[c:c + 8], "little")
-
-    def set_consumer(self, count):
-        c = self.off.consumer
-        memoryview(self.cons_mm).cast("Q")[c // 8] = count & (2**64 - 1)
 
     def read(self, pads=False, release=True):
         """[(KeepRec, data bytes)] up to the producer count, checked as a

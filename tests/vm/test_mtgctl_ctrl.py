@@ -25,7 +25,8 @@ import pytest
 
 from mtgsap.recording import Recording
 from mtgtest import wire
-from mtgtest.ctl import MTGCTL, act_when, mtgctl_run, summary_of, write_idf
+from mtgtest.ctl import (MTGCTL, act_when, mtgctl_run, summary_of,
+                         witnessed_run, write_idf)
 from mtgtest.system import DEBUG_KERNEL, ROOT
 from mtgtest.term import Terminal
 import test_mtgctl_rx
@@ -61,12 +62,9 @@ def test_idf_ctrl_messages_go_at_their_time(make_loop, tmp_path):
             f"tgid 2 dst {dst(loop, 9002)} count 100 time relative 1\n"
             '    ctrl 500ms "tg 2\\n"\n')
     write_idf(tmp_path, text)
-    with loop.capture() as cap:
-        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
-                         "run.rec", "--drain", DRAIN)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert cap.lossless, cap.stderr
-    s = summary_of(tmp_path)
+    res, cap, s = witnessed_run(tmp_path, loop.capture(), "--start-delay",
+                                START_DELAY, "-o", "run.rec", "--drain",
+                                DRAIN)
     t0 = s["start_ns"]
     assert [(t["id"], t["ctrl_sent"], t["ctrl_unsent"]) for t in s["tgs"]] \
         == [(1, 3, 0), (2, 1, 0)]

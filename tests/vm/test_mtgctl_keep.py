@@ -23,7 +23,7 @@ import pytest
 
 from mtgsap.recording import EXTRA_PAYLOAD, EXTRA_WRONG_BITS, Recording
 from mtgtest import abi, wire
-from mtgtest.ctl import MTGCTL, mtgctl_run, summary_of, write_idf
+from mtgtest.ctl import MTGCTL, witnessed_run, write_idf
 from mtgtest.system import ROOT
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst, witness
@@ -50,12 +50,8 @@ def test_kept_payloads_and_wrong_bits_are_the_wire_s(make_loop, tmp_path):
               f"tgid 1 dst {dst(loop, 9001)} keep payload\n"
               f"tgid 2 dst {dst(loop, 9002)} keep wrongbits\n"
               f"tgid 3 dst {dst(loop, 9003)} count 100\n")
-    with loop.capture() as cap:
-        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY, "-o",
-                         "run.rec", "--drain", DRAIN)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert cap.lossless, cap.stderr
-    s = summary_of(tmp_path)
+    _, cap, s = witnessed_run(tmp_path, loop.capture(), "--start-delay",
+                              START_DELAY, "-o", "run.rec", "--drain", DRAIN)
     ours, _ = witness(cap.frames, s["run_id"])
     rec = Recording(tmp_path / "run.rec")
     r = rec.records
