@@ -629,15 +629,19 @@ static void draw_header(const struct dash *d, const struct dash_view *v,
 		     (unsigned long long)v->ring_drops,
 		     (unsigned long long)v->rx_records,
 		     (unsigned long long)v->hdr_corrupt);
+	if (v->keep_drops)
+		n += snprintf(line + n, sizeof(line) - (size_t)n,
+			      "  keep-lost %llu",
+			      (unsigned long long)v->keep_drops);
 	if (v->recording)
 		snprintf(line + n, sizeof(line) - (size_t)n,
 			 "  rec %s %s records %sB", v->recording,
 			 dash_si(a, sizeof(a), (double)v->recorded),
 			 dash_si(b, sizeof(b), (double)v->recording_bytes));
-	if (v->ring_drops)
+	if (v->ring_drops || v->keep_drops)
 		attron(COLOR_PAIR(1) | A_BOLD);
 	mvaddnstr(2, 0, line, COLS);
-	if (v->ring_drops)
+	if (v->ring_drops || v->keep_drops)
 		attroff(COLOR_PAIR(1) | A_BOLD);
 }
 
@@ -1067,6 +1071,7 @@ void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 		json_ku64(&j, "ring_size", v->ring_size);
 		json_ku64(&j, "ring_drops", v->ring_drops);
 		json_ku64(&j, "ctrl_drops", v->ctrl_drops);
+		json_ku64(&j, "keep_drops", v->keep_drops);
 		json_ku64(&j, "records", v->rx_records);
 		json_ku64(&j, "hdr_corrupt", v->hdr_corrupt);
 		json_kstr(&j, "recording", v->recording);

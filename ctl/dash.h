@@ -66,6 +66,7 @@ struct dash_view {
 	struct dash_totals totals;
 	bool listening;
 	uint64_t ring_fill, ring_size, ring_drops, ctrl_drops;
+	uint64_t keep_drops;	/* payloads, wrong-bit lists lost (keep) */
 	uint64_t rx_records, hdr_corrupt;
 	const char *recording;	/* path, or NULL */
 	uint64_t recorded;	/* records written or buffered */

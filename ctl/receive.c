@@ -535,6 +535,9 @@ void listening_progress(const struct listening *ls, FILE *out)
 		(unsigned long long)ls->rx.records,
 		(unsigned long long)ls->rx.hdr_corrupt,
 		(unsigned long long)st.ring_drops);
+	if (st.keep_drops)
+		fprintf(out, ", %llu keep drops",
+			(unsigned long long)st.keep_drops);
 	if (ls->recording)
 		fprintf(out, "; %s: %llu records", ls->out,
 			(unsigned long long)(ls->rec.written +
@@ -553,6 +556,7 @@ void listening_view(const struct listening *ls, struct dash_view *v)
 	v->ring_size = ls->rx.dev->data.nr;
 	v->ring_drops = st.ring_drops;
 	v->ctrl_drops = st.ctrl_drops;
+	v->keep_drops = st.keep_drops;
 	v->rx_records = ls->rx.records;
 	v->hdr_corrupt = ls->rx.hdr_corrupt;
 	v->recording = ls->out;
