@@ -21,7 +21,7 @@ PAGE = 4096
 
 # Record flags (struct mtg_rx_rec.flags); the metadata spells them too.
 STAMP_MASK = 0x3
-STAMP_NAMES = ("hook", "sw", "hw")
+STAMP_NAMES = ("hook", "sw", "hw", "unknown")   # 3: no source has it
 F_IPV6 = 0x4
 F_HDR_CORRUPT = 0x8
 F_CSUM_BAD = 0x10
