@@ -135,6 +135,7 @@ static void print_json(const struct info *in)
 		json_ku64(&j, "bit_errors", m->bit_errors);
 		json_ku64(&j, "bits", m->bits);
 		json_ku64(&j, "csum_bad", m->csum_bad);
+		json_ku64(&j, "implausible", m->implausible);
 		json_key(&j, "owd_ns");
 		json_obj_begin(&j);
 		if (owd.valid) {

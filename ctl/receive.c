@@ -143,19 +143,6 @@ int64_t receiver_poll(struct receiver *x)
 /* A record's fields, as numpy's dtype description has them. */
 static void record_dtype(struct json *j)
 {
-	static const struct {
-		const char *name, *type;
-		unsigned int count;	/* 0: a scalar */
-	} fields[] = {
-		{ "rx_ns", "<u8", 0 }, { "seq", "<u8", 0 },
-		{ "sched_ns", "<u8", 0 }, { "tx_ns", "<u8", 0 },
-		{ "tp_ns", "<u8", 4 }, { "run_id", "<u4", 0 },
-		{ "tg_id", "<u4", 0 }, { "wrong_bits", "<u4", 0 },
-		{ "len", "<u2", 0 }, { "iface", "<u2", 0 },
-		{ "flags", "<u2", 0 }, { "nut", "u1", 6 }, { "ttl", "u1", 0 },
-		{ "tos", "u1", 0 }, { "payload_len", "<u2", 0 },
-		{ "reserved", "<u4", 0 },
-	};
 	size_t i;
 
 	json_key(j, "record");
@@ -163,13 +150,13 @@ static void record_dtype(struct json *j)
 	json_ku64(j, "bytes", sizeof(struct mtg_rx_rec));
 	json_key(j, "dtype");
 	json_arr_begin(j);
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	for (i = 0; i < REC_NFIELDS; i++) {
 		json_arr_begin(j);
-		json_str(j, fields[i].name);
-		json_str(j, fields[i].type);
-		if (fields[i].count) {
+		json_str(j, rec_fields[i].name);
+		json_str(j, rec_fields[i].type);
+		if (rec_fields[i].count) {
 			json_arr_begin(j);
-			json_u64(j, fields[i].count);
+			json_u64(j, rec_fields[i].count);
 			json_arr_end(j);
 		}
 		json_arr_end(j);

@@ -19,6 +19,17 @@
 _Static_assert(sizeof(struct rec_file_header) == 64, "64-byte header");
 _Static_assert(REC_SIZE == 96, "the format's record is 96 bytes");
 
+const struct rec_field rec_fields[REC_NFIELDS] = {
+	{ "rx_ns", "<u8", 0 }, { "seq", "<u8", 0 },
+	{ "sched_ns", "<u8", 0 }, { "tx_ns", "<u8", 0 },
+	{ "tp_ns", "<u8", 4 }, { "run_id", "<u4", 0 },
+	{ "tg_id", "<u4", 0 }, { "wrong_bits", "<u4", 0 },
+	{ "len", "<u2", 0 }, { "iface", "<u2", 0 },
+	{ "flags", "<u2", 0 }, { "nut", "u1", 6 }, { "ttl", "u1", 0 },
+	{ "tos", "u1", 0 }, { "payload_len", "<u2", 0 },
+	{ "reserved", "<u4", 0 },
+};
+
 /* A new file beside path (same directory: rename() can replace path). */
 static int create_beside(struct recorder *w, const char *path)
 {
@@ -290,6 +301,37 @@ static int refuse(struct rec_reader *r, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* The metadata, checked (rec_meta_check); refused if damaged. */
+static int read_meta(struct rec_reader *r)
+{
+	size_t len = r->h.meta_bytes;
+	char why[512];
+	ssize_t n;
+	char *raw;
+	int err;
+
+	raw = malloc(len ? len : 1);
+	if (!raw) {
+		pr_err("%s: out of memory for %zu bytes of metadata\n", r->path,
+		       len);
+		rec_close(r);
+		return -ENOMEM;
+	}
+	n = pread(r->fd, raw, len, sizeof(struct rec_file_header));
+	if (n < 0 || (size_t)n != len) {
+		err = n < 0 ? errno : EIO;
+		free(raw);
+		pr_err("cannot read %s: %s\n", r->path, strerror(err));
+		rec_close(r);
+		return -err;
+	}
+	err = rec_meta_check(raw, len, r->h.version, why, sizeof(why));
+	free(raw);
+	if (err)
+		return refuse(r, "damaged metadata: %s", why);
+	return 0;
+}
+
 int rec_open(struct rec_reader *r, const char *path)
 {
 	struct rec_file_header h;
@@ -300,7 +342,8 @@ int rec_open(struct rec_reader *r, const char *path)
 
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not blocking: a FIFO would wait for a writer before fstat(). */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0 || fstat(r->fd, &stb)) {
 		err = errno;
 		pr_err("cannot open %s: %s\n", path, strerror(err));
@@ -347,6 +390,9 @@ int rec_open(struct rec_reader *r, const char *path)
 	if (r->size < r->h.header_bytes)
 		return refuse(r, "truncated: %llu bytes, the header and metadata alone take %u",
 			      (unsigned long long)r->size, r->h.header_bytes);
+	err = read_meta(r);
+	if (err)
+		return err;
 	body = r->size - r->h.header_bytes;
 	r->records = body / REC_SIZE;
 	r->partial = body % REC_SIZE;

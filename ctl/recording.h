@@ -85,6 +85,24 @@ int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns);
  * file if we created it. */
 void rec_abandon(struct recorder *w);
 
+/* A record's fields, as the metadata's numpy dtype description has them. */
+struct rec_field {
+	const char *name, *type;	/* "seq", "<u8" */
+	unsigned int count;		/* 0: a scalar; else an array of these */
+};
+
+#define REC_NFIELDS	16
+extern const struct rec_field rec_fields[REC_NFIELDS];
+
+/*
+ * Check a recording's metadata (len bytes of JSON; the header says
+ * version): the keys a reader knows have their types, the record's dtype
+ * is the format's (Documentation/recording-format.rst). 0, or -1 with
+ * what is wrong and where in why ("start_ns is \"x\", not ...").
+ */
+int rec_meta_check(const char *raw, size_t len, uint32_t version, char *why,
+		   size_t size);
+
 /* A recording opened for reading, its header checked. */
 struct rec_reader {
 	int fd;
@@ -97,9 +115,10 @@ struct rec_reader {
 };
 
 /*
- * Open and check path: an mtg recording of a format this mtgctl reads,
- * whole. A truncated or foreign file is refused (-EINVAL), saying why; an
- * unfinished one (no COMPLETE flag) is read as far as its whole records go.
+ * Open and check path: a regular file, an mtg recording of a format this
+ * mtgctl reads, its metadata sound (rec_meta_check), whole. A truncated,
+ * damaged or foreign file is refused (-EINVAL), saying why; an unfinished
+ * one (no COMPLETE flag) is read as far as its whole records go.
  */
 int rec_open(struct rec_reader *r, const char *path);
 /* Up to n records from index first into out (host byte order); how many. */

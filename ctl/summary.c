@@ -38,6 +38,9 @@ void meter_print(FILE *f, const struct meter *m, int64_t sent)
 		(unsigned long long)m->duplicates,
 		(unsigned long long)m->reordered,
 		(unsigned long long)m->bit_errors);
+	if (m->implausible)
+		fprintf(f, ", %llu implausible",
+			(unsigned long long)m->implausible);
 	owd_of_meter(m, &owd);
 	if (owd.valid)
 		fprintf(f, ", owd p50 %llu p99 %llu max %llu ns",
@@ -74,7 +77,7 @@ static void rx_json(struct json *j, const struct meter *m, int64_t sent)
 {
 	static const char *const keys[] = {
 		"received", "lost", "duplicates", "reordered", "bit_errors",
-		"bits", "records", "csum_bad",
+		"bits", "records", "csum_bad", "implausible",
 	};
 	struct hist_summary owd = { .valid = false };
 	size_t i;
@@ -94,6 +97,7 @@ static void rx_json(struct json *j, const struct meter *m, int64_t sent)
 	json_ku64(j, "bits", m->bits);
 	json_ku64(j, "records", m->records);
 	json_ku64(j, "csum_bad", m->csum_bad);
+	json_ku64(j, "implausible", m->implausible);
 	if (m->bits)
 		json_kdouble(j, "ber", (double)m->bit_errors / (double)m->bits);
 	else
