@@ -1447,7 +1447,7 @@ static int parse_listen(struct parser *p, struct idf_tg *tg)
 			if (!strcmp(f->listen[i].dev, l.dev) &&
 			    !strcmp(f->listen[i].netns, l.netns)) {
 				error_at(f, p->line, t->col,
-					 "'%s' is listed twice (first at line %u)",
+					 "'listen' names '%s' twice (first at line %u)",
 					 t->s, f->listen[i].loc.line);
 				return -1;
 			}
@@ -1546,6 +1546,8 @@ static size_t *id_slot(struct idf_file *f, uint32_t id)
 	return &f->id_slots[i];
 }
 
+#define WHAT_TGID	"a TG number from 1 to 4294967295"
+
 static int start_tg(struct parser *p, const struct tok *kt,
 		    const struct tok *t)
 {
@@ -1554,9 +1556,7 @@ static int start_tg(struct parser *p, const struct tok *kt,
 	uint64_t id = 0;
 	bool bad;
 
-	p->last_kw = IDF_KW_tgid;
-	bad = !t || arg_uint(p, t, 1, UINT32_MAX,
-			     "a TG number from 1 to 4294967295", &id);
+	bad = !t || arg_uint(p, t, 1, UINT32_MAX, WHAT_TGID, &id);
 	if (f->ntgs == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 16;
 		struct idf_tg *n = realloc(f->tgs, cap * sizeof(*n));
@@ -1608,7 +1608,11 @@ static int parse_line(struct parser *p)
 		const char *near;
 
 		if (k == IDF_KW_tgid) {
-			struct tok *v = need(p, "a TG number");
+			struct tok *v;
+
+			/* need() names the keyword being read: this one */
+			p->last_kw = IDF_KW_tgid;
+			v = need(p, WHAT_TGID);
 
 			if (start_tg(p, t, v))
 				return -ENOMEM;

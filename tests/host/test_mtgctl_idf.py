@@ -346,7 +346,7 @@ ERRORS = [
     ("listen eth1 eth1@lab\nlisten eth2\n" + BASE + "tgid 1 pkts 200 inta 1\n",
      "t.idf:2:1: error: 'listen' given twice (first at line 1)"),
     ("listen eth1 eth2 eth1\n" + BASE + "tgid 1 pkts 200 inta 1\n",
-     "t.idf:1:18: error: 'eth1' is listed twice (first at line 1)"),
+     "t.idf:1:18: error: 'listen' names 'eth1' twice (first at line 1)"),
     ("listen eth1@\n" + BASE + "tgid 1 pkts 200 inta 1\n",
      "t.idf:1:8: error: 'listen' expects DEV or DEV@NETNS, got 'eth1@' (a namespace name after '@' (a file in /run/netns))"),
     ("listen @lab\n" + BASE + "tgid 1 pkts 200 inta 1\n",

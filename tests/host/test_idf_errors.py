@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Errors that say the right thing: every message of the IDF parser names
+the keyword being read, with file:line:column. Exact messages throughout."""
+
+import pathlib
+import re
+import subprocess
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BASE = "dev eth0 dst 192.0.2.2:9000\n"
+WHY_LEN_MAX = ("a 9000-byte jumbo MTU + Ethernet 14 + VLAN 4; the "
+               "interface's MTU + 14 may allow less")
+WIRE = ("is faster than any link carries: a frame is {wire} bytes on the "
+        "wire (+ FCS 4, preamble 8, inter-frame gap 12), {ns} ns at 800 "
+        "Gbit/s, the fastest Ethernet; ")
+
+
+def run(mtgctl, tmp_path, text, *args, command="check", name="t.idf",
+        binary=False):
+    path = tmp_path / name
+    if binary:
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text))
+    return subprocess.run([mtgctl, command, name, *args], cwd=tmp_path,
+                          capture_output=True, text=not binary, timeout=60)
+
+
+def errors(mtgctl, tmp_path, text, *args, **kw):
+    r = run(mtgctl, tmp_path, text, *args, **kw)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    return r.stderr.splitlines()
+
+
+def keywords():
+    """The keywords, from ctl/idf.h's one list."""
+    text = (ROOT / "ctl" / "idf.h").read_text()
+    block = text.split("#define IDF_KEYWORDS(K)", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"K\((\w+),", block)
+
+
+# The keyword being read
+
+@pytest.mark.parametrize("text, message", [
+    (BASE.strip() + " tgid\n",
+     "t.idf:1:34: error: 'tgid' expects a TG number from 1 to 4294967295, "
+     "got end of line"),
+    ("dst 192.0.2.2:9000 tgid pkts 200\n",
+     "t.idf:1:25: error: 'tgid' expects a TG number from 1 to 4294967295, "
+     "got keyword 'pkts'"),
+    ("listen rx0 rx1 rx0\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:16: error: 'listen' names 'rx0' twice (first at line 1)"),
+], ids=["tgid-at-end", "tgid-before-keyword", "listen"])
+def test_the_keyword_being_read(mtgctl, tmp_path, text, message):
+    """`tgid` after `dst ADDR` was reported as "'dst' expects a TG number"."""
+    assert errors(mtgctl, tmp_path, text) == [message]
+
+
+@pytest.mark.parametrize("kw", keywords())
+def test_every_keyword_names_itself(mtgctl, tmp_path, kw):
+    """Each keyword, its value missing after another keyword's group: the
+    message is about it, at the end of its line."""
+    line = f"{'tos' if kw == 'ttl' else 'ttl'} 9 {kw}"
+    first = errors(mtgctl, tmp_path, line + "\n")[0]
+    assert first.startswith(f"t.idf:1:{len(line) + 2}: error: '{kw}' expects ")
+    assert first.endswith(", got end of line")
+
