@@ -442,12 +442,23 @@ struct unit {
 	int exp;		/* power of ten of the base unit */
 };
 
+/* Why s is refused when it is a negative number: NULL if it is not one. */
+static const char *negative(const char *s)
+{
+	if (s[0] == '-' && (isdigit((unsigned char)s[1]) || s[1] == '.'))
+		return "negative values are not allowed";
+	return NULL;
+}
+
 static int parse_with_units(const char *s, const struct unit *units,
 			    int bare_exp, uint64_t *out, const char **why)
 {
 	size_t n = strlen(s), k = n;
 	const struct unit *u;
 
+	*why = negative(s);
+	if (*why)
+		return -1;
 	while (k > 0 && isalpha((unsigned char)s[k - 1]))
 		k--;
 	if (k == n)
@@ -639,7 +650,8 @@ static struct tok *maybe(struct parser *p)
 	if (p->pos >= p->ntok)
 		return NULL;
 	s = p->toks[p->pos].s;
-	if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+	/* a negative number too, to be refused as one */
+	if (!isdigit((unsigned char)s[0]) && s[0] != '.' && !negative(s))
 		return NULL;
 	return &p->toks[p->pos++];
 }
@@ -668,7 +680,7 @@ static int arg_uint(struct parser *p, const struct tok *t, uint64_t min,
 		    uint64_t max, const char *what, uint64_t *v)
 {
 	if (parse_uint(t->s, max, v) || *v < min)
-		return expected(p, t, what, NULL);
+		return expected(p, t, what, negative(t->s));
 	return 0;
 }
 
@@ -880,7 +892,7 @@ static int arg_param(struct parser *p, const struct tok *t,
 		ok = ok && (k == P_POS ? *v > 0 : k == P_RATIO ? *v >= 1 :
 			    *v > 0 && *v < 1);
 	}
-	return ok ? 0 : expected(p, t, desc, why);
+	return ok ? 0 : expected(p, t, desc, why ? why : negative(t->s));
 }
 
 /* FILE, relative to the IDF's directory unless absolute. */

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Errors that say the right thing: every message of the IDF parser names
-the keyword being read, with file:line:column. Exact messages throughout."""
+the keyword being read, with file:line:column; negative values are
+refused as such, in the IDF and on the command line alike. Exact
+messages throughout."""
 
 import pathlib
 import re
@@ -68,4 +70,63 @@ def test_every_keyword_names_itself(mtgctl, tmp_path, kw):
     first = errors(mtgctl, tmp_path, line + "\n")[0]
     assert first.startswith(f"t.idf:1:{len(line) + 2}: error: '{kw}' expects ")
     assert first.endswith(", got end of line")
+
+
+# Negative values
+
+NEG = "negative values are not allowed"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tgid 1 pkts 200 thro -1M",
+     f"t.idf:2:22: error: 'thro' expects a throughput in bit/s (suffixes k, "
+     f"M, G), got '-1M' ({NEG})"),
+    ("tgid 1 pkts 200 thro 1M -500k",
+     f"t.idf:2:25: error: 'thro' expects a throughput in bit/s (suffixes k, "
+     f"M, G), got '-500k' ({NEG})"),
+    ("tgid 1 pkts 200 inta -5",
+     f"t.idf:2:22: error: 'inta' expects a time (ms, or a unit: ns, us, ms, "
+     f"s), got '-5' ({NEG})"),
+    ("tgid 1 pkts 200 inta 1 -0.5",
+     f"t.idf:2:24: error: 'inta' expects a time (ms, or a unit: ns, us, ms, "
+     f"s), got '-0.5' ({NEG})"),
+    ("tgid 1 pkts 200 inta 1 count -5",
+     f"t.idf:2:30: error: 'count' expects a number of packets (suffixes k, "
+     f"M, G), got '-5' ({NEG})"),
+    ("tgid 1 pkts 200 inta 1 time relative -1s",
+     f"t.idf:2:38: error: 'time' expects the start, a time (s, or a unit: "
+     f"ns, us, ms, s), got '-1s' ({NEG})"),
+    ("tgid 1 pkts 200 inta 1 ttl -1",
+     f"t.idf:2:28: error: 'ttl' expects a number from 1 to 255, got '-1' "
+     f"({NEG})"),
+    ("tgid 1 pkts 200 inta 1 dist normal -1ms 1ms",
+     f"t.idf:2:36: error: 'dist' expects normal's MEAN, a time (ms, or a "
+     f"unit: ns, us, ms, s), got '-1ms' ({NEG})"),
+])
+def test_negative_values(mtgctl, tmp_path, text, message):
+    """`thro -1M` and `inta -5` said 'not a number'."""
+    assert errors(mtgctl, tmp_path, BASE + text + "\n") == [message]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["table", "t.idf", "--count", "-5"],
+     f"mtgctl: table: --count expects a number from 1 to "
+     f"18446744073709551615, got '-5' ({NEG})"),
+    (["table", "t.idf", "--tg", "-1"],
+     f"mtgctl: table: --tg expects a number from 1 to 4294967295, got '-1' "
+     f"({NEG})"),
+    (["run", "t.idf", "--start-delay", "-1"],
+     f"mtgctl: run: --start-delay expects a time (seconds, or ns/us/ms/s), "
+     f"got '-1' ({NEG})"),
+    (["listen", "lo", "--duration", "-2s"],
+     f"mtgctl: listen: --duration expects a time (seconds, or ns/us/ms/s), "
+     f"got '-2s' ({NEG})"),
+], ids=["count", "tg", "start-delay", "duration"])
+def test_negative_options(mtgctl, tmp_path, args, message):
+    """The command line shares the IDF's units, and says the same."""
+    (tmp_path / "t.idf").write_text(BASE + "tgid 1 pkts 200 inta 1\n")
+    r = subprocess.run([mtgctl, *args], cwd=tmp_path, capture_output=True,
+                       text=True)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [message]
 

@@ -264,7 +264,7 @@ ERRORS = [
     (BASE + "tgid 1 pkts 200 inta 1 dist pareto 1.5\n",
      "t.idf:2:40: error: 'dist' expects pareto's SCALE, a time above 0 (ms, or a unit: ns, us, ms, s), got end of line"),
     (BASE + "tgid 1 pkts 200 inta 1 dist pareto -1 1ms\n",
-     "t.idf:2:36: error: 'dist' expects pareto's SHAPE, a number above 0, got '-1'"),
+     "t.idf:2:36: error: 'dist' expects pareto's SHAPE, a number above 0, got '-1' (negative values are not allowed)"),
     (BASE + "tgid 1 pkts 200 inta 1 dist mmpp 0.5s 2.5s 0.5\n",
      "t.idf:2:44: error: 'dist' expects mmpp's RATIO, a number, 1 or more, got '0.5'"),
     (BASE + "tgid 1 pkts 200 inta 1 dist fgn 1 1.2\n",
