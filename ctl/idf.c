@@ -671,6 +671,8 @@ static int expected(struct parser *p, const struct tok *t, const char *what,
 /* Arguments */
 
 #define WHAT_LEN	"a length in bytes"
+#define WHY_LEN_MAX \
+	"a 9000-byte jumbo MTU + Ethernet 14 + VLAN 4; the interface's MTU + 14 may allow less"
 #define WHAT_INTA	"a time (ms, or a unit: ns, us, ms, s)"
 #define WHAT_TIME	"a time (s, or a unit: ns, us, ms, s)"
 #define WHAT_THRO	"a throughput in bit/s (suffixes k, M, G)"
@@ -698,10 +700,19 @@ static int arg_len(struct parser *p, const struct tok *t, uint32_t *len)
 {
 	uint64_t v;
 
-	if (parse_uint(t->s, 1000000, &v))
-		return expected(p, t, WHAT_LEN, NULL);
-	*len = (uint32_t)v;
-	return 0;
+	if (!parse_uint(t->s, IDF_LEN_MAX, &v)) {
+		*len = (uint32_t)v;
+		return 0;
+	}
+	/* a number above the largest, or with more digits than a uint64_t */
+	if (!parse_uint(t->s, UINT64_MAX, &v) ||
+	    !t->s[strspn(t->s, "0123456789")]) {
+		error_at(p->f, p->line, t->col,
+			 "'%s' %s is above the largest frame, %u bytes (%s)",
+			 kw(p), t->s, IDF_LEN_MAX, WHY_LEN_MAX);
+		return -1;
+	}
+	return expected(p, t, WHAT_LEN, negative(t->s));
 }
 
 static int arg_thro(struct parser *p, const struct tok *t, uint64_t *v)
@@ -1937,10 +1948,6 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "TG %u: 'pkts' %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
 			  tg->id, tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
 			  v6 ? "IPv6 40" : "IPv4 20");
-	if (KNOWN(pkts) && tg->len_max > IDF_LEN_MAX)
-		error_loc(f, &tg->loc[IDF_KW_pkts],
-			  "TG %u: 'pkts' %u is above the largest frame, %u bytes",
-			  tg->id, tg->len_max, IDF_LEN_MAX);
 	if (KNOWN(thro) && KNOWN(pkts) &&
 	    tg->thro_req > (uint64_t)tg->len_max * 8 * 1000000000ULL)
 		error_loc(f, &tg->loc[IDF_KW_thro],

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Errors that say the right thing: every message of the IDF parser names
 the keyword being read, with file:line:column; negative values are
-refused as such, in the IDF and on the command line alike. Exact
-messages throughout."""
+refused as such, in the IDF and on the command line alike; a length above
+the largest frame says which that is and why, and `mtgctl run` checks
+the interface's MTU before the module is opened. Exact messages
+throughout."""
 
 import pathlib
 import re
+import shutil
 import subprocess
 import textwrap
 
@@ -90,6 +93,9 @@ NEG = "negative values are not allowed"
     ("tgid 1 pkts 200 inta 1 -0.5",
      f"t.idf:2:24: error: 'inta' expects a time (ms, or a unit: ns, us, ms, "
      f"s), got '-0.5' ({NEG})"),
+    ("tgid 1 pkts -200 inta 1",
+     f"t.idf:2:13: error: 'pkts' expects a length in bytes, got '-200' "
+     f"({NEG})"),
     ("tgid 1 pkts 200 inta 1 count -5",
      f"t.idf:2:30: error: 'count' expects a number of packets (suffixes k, "
      f"M, G), got '-5' ({NEG})"),
@@ -129,4 +135,45 @@ def test_negative_options(mtgctl, tmp_path, args, message):
                        text=True)
     assert r.returncode == 1
     assert r.stderr.splitlines() == [message]
+
+
+# The largest length
+
+@pytest.mark.parametrize("value", ["99999999", "9019", "0x2400",
+                                   "123456789012345678901234567890"])
+def test_largest_length(mtgctl, tmp_path, value):
+    """`pkts 99999999` said only that it expects a length in bytes."""
+    assert errors(mtgctl, tmp_path, BASE + f"tgid 1 pkts {value} inta 1\n") \
+        == [f"t.idf:2:13: error: 'pkts' {value} is above the largest frame, "
+            f"9018 bytes ({WHY_LEN_MAX})"]
+
+
+def test_largest_length_in_the_globals_once(mtgctl, tmp_path):
+    assert errors(mtgctl, tmp_path, BASE + "pkts variable 10000 200 inta 1\n"
+                  + "".join(f"tgid {i}\n" for i in range(1, 11))) == [
+        f"t.idf:2:15: error: 'pkts' 10000 is above the largest frame, 9018 "
+        f"bytes ({WHY_LEN_MAX})"]
+
+
+def test_length_above_the_interface_mtu(mtgctl, tmp_path):
+    """At run time, before the device: the interface's MTU + 14 is the
+    largest frame, and the message says so with the numbers. lo's MTU is
+    lowered in a network namespace of a user namespace of our own."""
+    if not shutil.which("unshare") or subprocess.run(
+            ["unshare", "-rn", "true"], capture_output=True).returncode:
+        pytest.skip("no user and network namespaces here (unshare -rn)")
+    (tmp_path / "t.idf").write_text(
+        "tgid 1 dev lo src 127.0.0.1 dst 127.0.0.1:9 pkts 1295 thro 1M\n"
+        "tgid 2 dev lo src 127.0.0.1 dst 127.0.0.1:9 pkts 1294 thro 1M\n")
+    device = tmp_path / "no-such-device"
+    r = subprocess.run(["unshare", "-rn", "sh", "-c",
+                        'ip link set lo mtu 1280 && exec "$@"', "sh",
+                        mtgctl, "run", "t.idf", "--batch", "--device",
+                        device], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "mtgctl: TG 1: 'pkts' 1295 is above the largest frame 'lo' in this "
+        "namespace sends, 1294 bytes (its MTU 1280 + Ethernet 14)",
+        "t.idf: nothing started"]
 

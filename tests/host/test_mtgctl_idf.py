@@ -300,7 +300,7 @@ ERRORS = [
     ("dev eth0 dst [2001:db8::1]:9\ntgid 1 pkts 149 inta 1\n",
      "t.idf:2:8: error: TG 1: 'pkts' 149 is below the smallest IPv6 frame, 150 bytes (Ethernet 14 + IPv6 40 + UDP 8 + MTG header 88)"),
     (BASE + "tgid 1 pkts 9019 inta 1\n",
-     "t.idf:2:8: error: TG 1: 'pkts' 9019 is above the largest frame, 9018 bytes"),
+     "t.idf:2:13: error: 'pkts' 9019 is above the largest frame, 9018 bytes (a 9000-byte jumbo MTU + Ethernet 14 + VLAN 4; the interface's MTU + 14 may allow less)"),
     (BASE + "tgid 1 pkts 200 inta 1\ntgid 1 pkts 200 inta 1\n",
      "t.idf:3:6: error: duplicate tgid 1 (first at line 2)"),
     (BASE + "tgid 1 pkts 200 inta 1 src 192.0.2.1 dst [2001:db8::1]:9\n",
