@@ -1878,6 +1878,65 @@ static void compute_len(struct idf_file *f, struct idf_tg *tg,
 	tg->len_max = tg->len_min = (uint32_t)len;
 }
 
+/*
+ * No link sends frames closer than their time on the wire. The fastest
+ * Ethernet, 800 Gbit/s (IEEE 802.3df), carries a frame of LEN bytes as
+ * `pkts` counts them as LEN + 24 bytes (FCS 4, preamble and start
+ * delimiter 8, inter-frame gap 12): (LEN + 24) / 100 ns. A rate whose
+ * mean gap is shorter than that of the mean frame is refused.
+ */
+#define IDF_WIRE_GBPS		800
+#define IDF_WIRE_EXTRA		24	/* bytes: FCS 4, preamble 8, gap 12 */
+
+static void check_wire_rate(struct idf_file *f, const struct idf_tg *tg)
+{
+	uint64_t ok = tg->set & ~tg->bad;
+	/* twice the mean length, and of its bytes on the wire */
+	uint64_t len2 = (uint64_t)tg->len_min + tg->len_max;
+	uint64_t wire2 = len2 + 2 * IDF_WIRE_EXTRA;
+	double wire_ns = wire2 * 4.0 / IDF_WIRE_GBPS;
+	unsigned __int128 gap2;
+	char len_s[64], by[64], tail[96];
+	enum idf_kw k;
+
+	if (idf_dist_sets_gaps(tg->dist) || (idf_has(tg, IDF_KW_dist) &&
+					     !(ok & IDF_KW_BIT(IDF_KW_dist))))
+		return;
+	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
+		/* the gap, len * 8 / thro s, against wire * 8 / 800e9 s */
+		if (!(ok & IDF_KW_BIT(IDF_KW_thro)) ||
+		    (unsigned __int128)len2 * IDF_WIRE_GBPS * 1000000000ULL >=
+		    (unsigned __int128)wire2 * tg->thro_req)
+			return;
+		k = IDF_KW_thro;
+		snprintf(by, sizeof(by), "'thro' %llu bit/s",
+			 (unsigned long long)tg->thro_req);
+		snprintf(tail, sizeof(tail), "'thro' can be %llu bit/s at most",
+			 (unsigned long long)((unsigned __int128)len2 *
+			 IDF_WIRE_GBPS * 1000000000ULL / wire2));
+	} else {
+		/* the gap, gap2 / 2 ns, against wire * 8 / 800 ns */
+		gap2 = (unsigned __int128)tg->inta_min + tg->inta_max;
+		if (!(ok & IDF_KW_BIT(IDF_KW_inta)) || !gap2 ||
+		    gap2 * IDF_WIRE_GBPS >= (unsigned __int128)wire2 * 8)
+			return;
+		k = IDF_KW_inta;
+		snprintf(by, sizeof(by), "'inta'%s",
+			 tg->inta_min != tg->inta_max ? ", on average" : "");
+		snprintf(tail, sizeof(tail), "'inta' must be %.6g ns at least",
+			 wire_ns);
+	}
+	if (tg->len_min == tg->len_max)
+		snprintf(len_s, sizeof(len_s), "a %u-byte frame", tg->len_max);
+	else
+		snprintf(len_s, sizeof(len_s), "a frame of %.6g bytes on average",
+			 len2 / 2.0);
+	error_loc(f, &tg->loc[k],
+		  "TG %u: %s every %.9g ns (%s) is faster than any link carries: a frame is %.6g bytes on the wire (+ FCS 4, preamble 8, inter-frame gap 12), %.6g ns at %u Gbit/s, the fastest Ethernet; %s",
+		  tg->id, len_s, idf_mean_gap_ns(tg), by,
+		  wire2 / 2.0, wire_ns, IDF_WIRE_GBPS, tail);
+}
+
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
@@ -1948,12 +2007,8 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "TG %u: 'pkts' %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
 			  tg->id, tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
 			  v6 ? "IPv6 40" : "IPv4 20");
-	if (KNOWN(thro) && KNOWN(pkts) &&
-	    tg->thro_req > (uint64_t)tg->len_max * 8 * 1000000000ULL)
-		error_loc(f, &tg->loc[IDF_KW_thro],
-			  "TG %u: 'thro' %llu bit/s with %u-byte packets needs gaps below a nanosecond",
-			  tg->id, (unsigned long long)tg->thro_req,
-			  tg->len_max);
+	if (KNOWN(pkts) && tg->len_min >= min_len)
+		check_wire_rate(f, tg);
 	if (idf_dist_sets_gaps(tg->dist) || (GIVEN(dist) && !KNOWN(dist))) {
 		/* warned above */
 	} else if (GIVEN(thro) && GIVEN(pkts) && GIVEN(inta) &&

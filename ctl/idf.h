@@ -220,7 +220,7 @@ struct idf_listen {
 struct idf_diag {
 	struct idf_loc loc;	/* line 0: about the whole file */
 	bool warning;
-	char msg[240];
+	char msg[400];
 };
 
 struct idf_file {

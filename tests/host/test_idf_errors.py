@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Errors that say the right thing: every message of the IDF parser names
-the keyword being read, with file:line:column; negative values are
-refused as such, in the IDF and on the command line alike; a length above
-the largest frame says which that is and why, and `mtgctl run` checks
-the interface's MTU before the module is opened. Exact messages
-throughout."""
+the keyword being read, with file:line:column; negative values, lengths
+above the largest frame and rates faster than any link are refused with
+the numbers, and `mtgctl run` checks the interface's MTU before the
+module is opened. Exact messages throughout."""
 
+import json
 import pathlib
 import re
 import shutil
@@ -176,4 +176,48 @@ def test_length_above_the_interface_mtu(mtgctl, tmp_path):
         "mtgctl: TG 1: 'pkts' 1295 is above the largest frame 'lo' in this "
         "namespace sends, 1294 bytes (its MTU 1280 + Ethernet 14)",
         "t.idf: nothing started"]
+
+
+# The fastest rate
+
+@pytest.mark.parametrize("text, message", [
+    ("pkts 200 thro 1000G",
+     "t.idf:2:17: error: TG 1: a 200-byte frame every 1.6 ns ('thro' "
+     "1000000000000 bit/s) " + WIRE.format(wire=224, ns=2.24)
+     + "'thro' can be 714285714285 bit/s at most"),
+    ("pkts 200 thro 714285714286",
+     "t.idf:2:17: error: TG 1: a 200-byte frame every 2.24 ns ('thro' "
+     "714285714286 bit/s) " + WIRE.format(wire=224, ns=2.24)
+     + "'thro' can be 714285714285 bit/s at most"),
+    ("pkts 200 inta 2ns",
+     "t.idf:2:17: error: TG 1: a 200-byte frame every 2 ns ('inta') "
+     + WIRE.format(wire=224, ns=2.24) + "'inta' must be 2.24 ns at least"),
+    ("pkts 1500 inta 1ns 10ns dist uniform",
+     "t.idf:2:18: error: TG 1: a 1500-byte frame every 5.5 ns ('inta', on "
+     "average) " + WIRE.format(wire=1524, ns=15.24)
+     + "'inta' must be 15.24 ns at least"),
+    ("pkts variable 200 131 thro 800G",
+     "t.idf:2:30: error: TG 1: a frame of 165.5 bytes on average every "
+     "1.655 ns ('thro' 800000000000 bit/s) "
+     + WIRE.format(wire=189.5, ns=1.895)
+     + "'thro' can be 698680738786 bit/s at most"),
+    ("pkts computed thro 800G inta 2ns",
+     "t.idf:2:32: error: TG 1: a 200-byte frame every 2 ns ('inta') "
+     + WIRE.format(wire=224, ns=2.24) + "'inta' must be 2.24 ns at least"),
+], ids=["thro", "thro-by-one", "inta", "inta-mean", "variable", "computed"])
+def test_faster_than_any_link(mtgctl, tmp_path, text, message):
+    """`thro 1000G` with 200-byte frames was accepted (a gap of 8/5 ns)."""
+    assert errors(mtgctl, tmp_path, BASE + f"tgid 1 {text}\n") == [message]
+
+
+@pytest.mark.parametrize("text", [
+    "pkts 200 thro 714285714285",          # 2.24 ns exactly
+    "pkts 200 inta 3ns",
+    "pkts 9018 thro 10G",
+    "pkts 200 thro 1000G dist pareto 1.5 1ms",   # the model sets the gaps
+])
+def test_as_fast_as_a_link(mtgctl, tmp_path, text):
+    r = run(mtgctl, tmp_path, BASE + f"tgid 1 {text}\n", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["errors"] == []
 
