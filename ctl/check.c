@@ -13,7 +13,17 @@
 #include "json.h"
 #include "mtgctl.h"
 #include "tables.h"
+#include "text.h"
 #include "tg_json.h"
+
+/* A name from the file, as it is safe to print (text.h). */
+#define SHOWN(s)	shown((char[IDF_PATH_MAX + 1]){ 0 }, (s))
+
+static const char *shown(char buf[IDF_PATH_MAX + 1], const char *s)
+{
+	text_escape(buf, IDF_PATH_MAX + 1, s);
+	return buf;
+}
 
 static void endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
 			 size_t size)
@@ -44,7 +54,7 @@ static void print_dist_params(const struct idf_tg *tg)
 	if (tg->dist == IDF_DIST_FGN)
 		printf(" %s", tg->fgn_method == IDF_FGN_RMD ? "rmd" : "exact");
 	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
-		printf(" %s", tg->dist_file);
+		printf(" %s", SHOWN(tg->dist_file));
 	if (tg->dist == IDF_DIST_VOIP)
 		printf(" %s %s%s", idf_codecs[(int)tg->dist_param[0]].name,
 		       tg->dist_param[1] == 2 ? "crtp" : "rtp",
@@ -65,8 +75,8 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 			 "myself", tg->dst.port);
 	printf("tgid %" PRIu32 " (%s:%u)\n", tg->id, f->name,
 	       tg->loc[IDF_KW_tgid].line);
-	printf("  dev %s  netns %s  cpu ", tg->dev,
-	       tg->netns[0] ? tg->netns : "(ours)");
+	printf("  dev %s  netns %s  cpu ", SHOWN(tg->dev),
+	       tg->netns[0] ? SHOWN(tg->netns) : "(ours)");
 	if (idf_has(tg, IDF_KW_cpu))
 		printf("%" PRIu32 "\n", tg->cpu);
 	else
@@ -171,9 +181,10 @@ static void print_listen(const struct idf_file *f)
 	for (i = 0; i < f->nlisten; i++) {
 		const char *ns = listen_netns(f, &f->listen[i]);
 
-		printf(" %s%s%s", f->listen[i].dev, ns[0] ? "@" : "", ns);
+		printf(" %s%s%s", SHOWN(f->listen[i].dev), ns[0] ? "@" : "",
+		       SHOWN(ns));
 	}
-	printf("  out %s  passthrough %s\n", f->out ? f->out : "(none)",
+	printf("  out %s  passthrough %s\n", f->out ? SHOWN(f->out) : "(none)",
 	       f->passthrough ? "yes" : "no");
 }
 

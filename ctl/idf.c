@@ -18,6 +18,7 @@
 #include "idf.h"
 #include "lehmer.h"
 #include "rng.h"
+#include "text.h"
 
 struct tok {
 	char *s;		/* NUL-terminated, inside the line buffer */
@@ -302,6 +303,7 @@ static void diag(struct idf_file *f, bool warning, unsigned int src,
 		 va_list ap)
 {
 	struct idf_diag *d;
+	char text[1024];
 
 	if (warning)
 		f->nwarnings++;
@@ -314,7 +316,9 @@ static void diag(struct idf_file *f, bool warning, unsigned int src,
 	d->loc.col = col;
 	d->loc.src = src;
 	d->warning = warning;
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	/* what the message quotes of the file must not drive the terminal */
+	vsnprintf(text, sizeof(text), fmt, ap);
+	text_escape(d->msg, sizeof(d->msg), text);
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -358,18 +362,20 @@ const char *idf_source_name(const struct idf_file *f, unsigned int src)
 
 void idf_print_diags(const struct idf_file *f, FILE *out)
 {
+	char name[IDF_PATH_MAX + 1];
 	size_t i;
 
 	for (i = 0; i < f->ndiags; i++) {
 		const struct idf_diag *d = &f->diags[i];
 		const char *kind = d->warning ? "warning" : "error";
 
+		/* an included file's name comes from a file too */
+		text_escape(name, sizeof(name), idf_source_name(f, d->loc.src));
 		if (d->loc.line)
-			fprintf(out, "%s:%u:%u: %s: %s\n",
-				idf_source_name(f, d->loc.src), d->loc.line,
+			fprintf(out, "%s:%u:%u: %s: %s\n", name, d->loc.line,
 				d->loc.col, kind, d->msg);
 		else
-			fprintf(out, "%s: %s: %s\n", f->name, kind, d->msg);
+			fprintf(out, "%s: %s: %s\n", name, kind, d->msg);
 	}
 	if (f->nerrors + f->nwarnings > f->ndiags)
 		fprintf(out, "%s: %zu more errors or warnings not shown\n",

@@ -220,7 +220,7 @@ struct idf_listen {
 struct idf_diag {
 	struct idf_loc loc;	/* line 0: about the whole file */
 	bool warning;
-	char msg[400];
+	char msg[400];		/* file content in it escaped (text.h) */
 };
 
 struct idf_file {

@@ -3,10 +3,12 @@
 the keyword being read, with file:line:column; negative values, lengths
 above the largest frame and rates faster than any link are refused with
 the numbers, and `mtgctl run` checks the interface's MTU before the
-module is opened. Exact messages throughout."""
+module is opened; what a message quotes of a file is escaped. Exact
+messages throughout."""
 
 import json
 import pathlib
+import random
 import re
 import shutil
 import subprocess
@@ -220,4 +222,59 @@ def test_as_fast_as_a_link(mtgctl, tmp_path, text):
     r = run(mtgctl, tmp_path, BASE + f"tgid 1 {text}\n", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["errors"] == []
+
+
+# Escaped
+
+def test_control_characters_escaped(mtgctl, tmp_path):
+    """An escape sequence (clear the screen, set the title, CSI as C1),
+    bytes that are not UTF-8 and a right-to-left override come out as
+    \\xNN; UTF-8 text is kept."""
+    text = (b"tgid 1 \x1b[2J\x1b]0;pwned\x07 dev eth0\n"
+            b"pkts \xff\xfe\xc2\x9b31m inta 1\n"
+            b"dst caf\xc3\xa9\xe2\x80\xaeabc\n"
+            b"pkts\x7f 1\n")
+    r = run(mtgctl, tmp_path, text, binary=True)
+    assert r.returncode == 1
+    assert r.stderr.decode().splitlines() == [
+        r"t.idf:1:8: error: expected a keyword, got '\x1b[2J\x1b]0;pwned\x07'"
+        r" (too many values for 'tgid'?)",
+        r"t.idf:2:6: error: 'pkts' expects a length in bytes, got "
+        r"'\xff\xfe\xc2\x9b31m'",
+        "t.idf:3:5: error: 'dst' expects ADDR:PORT (IPv6 in brackets: "
+        "[2001:db8::1]:5000), got 'caf\u00e9\\xe2\\x80\\xaeabc' (not an IPv4 address)",
+        r"t.idf:4:1: error: unknown keyword 'pkts\x7f'; did you mean 'pkts'?",
+    ]
+
+
+def test_random_bytes_escaped(mtgctl, tmp_path):
+    """A file of random bytes (fixed seeds): every message is printable
+    UTF-8, nothing a terminal would act on but the newlines."""
+    for seed in range(20):
+        data = random.Random(seed).randbytes(4096)
+        for command in ("check", "table", "run"):
+            r = run(mtgctl, tmp_path, data, "--device", "/nonexistent",
+                    command=command, binary=True) if command == "run" else \
+                run(mtgctl, tmp_path, data, command=command, binary=True)
+            assert r.returncode == 1 and r.stdout == b""
+            text = r.stderr.decode("utf-8")      # valid UTF-8
+            assert text.startswith("t.idf:")
+            assert all(c == "\n" or (ord(c) >= 0x20 and c != "\x7f" and
+                                     not 0x80 <= ord(c) <= 0x9f)
+                       for c in text), (seed, command)
+
+
+def test_names_escaped_in_check(mtgctl, tmp_path):
+    """Names a valid file gives (an interface, a namespace, a trace file)
+    are shown escaped by `mtgctl check`."""
+    (tmp_path / "t\x1bx.txt").write_text("0 200\n1ms 300\n")
+    r = run(mtgctl, tmp_path, "listen r\x1b[2J@n\x07s\n"
+            "tgid 1 dev e\x1b[31m netns n\x07 dst 192.0.2.2:9 "
+            "dist trace t\x1bx.txt\n")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == r"listen r\x1b[2J@n\x07s  out (none)  passthrough no"
+    assert lines[2] == r"  dev e\x1b[31m  netns n\x07  cpu (spread)"
+    assert lines[4].startswith(r"  dist trace t\x1bx.txt  pkts ")
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout
 
