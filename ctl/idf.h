@@ -217,10 +217,21 @@ struct idf_listen {
 	struct idf_loc loc;
 };
 
+#define IDF_DIAG_RANGES		8	/* runs of tgids a diagnostic lists */
+
 struct idf_diag {
 	struct idf_loc loc;	/* line 0: about the whole file */
 	bool warning;
 	char msg[400];		/* file content in it escaped (text.h) */
+	/*
+	 * A check of a whole TG: the message without "TG N", and the TGs it
+	 * was found in. The same message at the same place (a global) is
+	 * one diagnostic naming every TG it is about.
+	 */
+	char body[320];
+	size_t ntgs;		/* 0: not about TGs */
+	unsigned int nranges;
+	struct { uint32_t lo, hi; } tgs[IDF_DIAG_RANGES];	/* tgids */
 };
 
 struct idf_file {

@@ -3,8 +3,9 @@
 the keyword being read, with file:line:column; negative values, lengths
 above the largest frame and rates faster than any link are refused with
 the numbers, and `mtgctl run` checks the interface's MTU before the
-module is opened; what a message quotes of a file is escaped. Exact
-messages throughout."""
+module is opened; a mistake in the globals is reported once with the TGs
+it affects; what a message quotes of a file is escaped. Exact messages
+throughout."""
 
 import json
 import pathlib
@@ -222,6 +223,53 @@ def test_as_fast_as_a_link(mtgctl, tmp_path, text):
     r = run(mtgctl, tmp_path, BASE + f"tgid 1 {text}\n", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["errors"] == []
+
+
+# One global mistake, one error
+
+def test_global_mistake_reported_once(mtgctl, tmp_path):
+    """Was one identical error per TG, "10 more errors or warnings not
+    shown"; a TG that overrides the global is not named."""
+    ids = [*range(1, 31), 40, 41, *range(50, 120, 10)]
+    lines = errors(mtgctl, tmp_path, BASE + "pkts 50 inta 1\n" + "".join(
+        f"tgid {i}\n" + ("pkts 200\n" if i == 35 else "") for i in
+        [*ids, 35]))
+    assert lines == [
+        "t.idf:2:1: error: TGs 1..30, 40..41, 50, 60, 70, 80, 90, 100 and 1 "
+        "more: 'pkts' 50 is below the smallest IPv4 frame, 130 bytes "
+        "(Ethernet 14 + IPv4 20 + UDP 8 + MTG header 88)"]
+
+
+def test_global_mistake_once_in_json(mtgctl, tmp_path):
+    r = run(mtgctl, tmp_path, BASE + "pkts 200 thro 1000G\n"
+            "tgid 1\ntgid 2\ntgid 3 pkts 1500\ntgid 4\n", "--json")
+    assert r.returncode == 1
+    assert json.loads(r.stdout)["errors"] == [
+        {"line": 2, "col": 10, "message":
+         "TGs 1..2, 4: a 200-byte frame every 1.6 ns ('thro' 1000000000000 "
+         "bit/s) " + WIRE.format(wire=224, ns=2.24)
+         + "'thro' can be 714285714285 bit/s at most"},
+        {"line": 2, "col": 10, "message":
+         "TG 3: a 1500-byte frame every 12 ns ('thro' 1000000000000 bit/s) "
+         + WIRE.format(wire=1524, ns=15.24)
+         + "'thro' can be 787401574803 bit/s at most"}]
+
+
+def test_missing_keyword_reported_once(mtgctl, tmp_path):
+    """Forgetting `dev` in the globals: one error, not one per TG."""
+    assert errors(mtgctl, tmp_path, "dst 192.0.2.2:9 pkts 200 inta 1\n"
+                  + "".join(f"tgid {i}\n" for i in range(1, 81))) == [
+        "t.idf:2:1: error: TGs 1..80 have no 'dev' (the interface to send "
+        "from)"]
+
+
+def test_own_mistakes_stay_apart(mtgctl, tmp_path):
+    """The same mistake written in each TG is reported in each."""
+    assert errors(mtgctl, tmp_path, BASE + "inta 1\n"
+                  "tgid 1 pkts 50\ntgid 2 pkts 50\n") == [
+        f"t.idf:{n}:8: error: TG {n - 2}: 'pkts' 50 is below the smallest "
+        "IPv4 frame, 130 bytes (Ethernet 14 + IPv4 20 + UDP 8 + MTG header "
+        "88)" for n in (3, 4)]
 
 
 # Escaped
