@@ -8,12 +8,15 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "idf.h"
 #include "lehmer.h"
@@ -1810,7 +1813,8 @@ static int tokenize(struct parser *p, char *line, size_t len)
 	return 0;
 }
 
-static int read_file(const char *path, char **text, size_t *text_len);
+static int read_file(const char *path, bool regular, char **text,
+		     size_t *text_len, const char **why);
 
 /* Every line of in, into p's file (the one in f->cur_src). */
 static int parse_stream(struct parser *p, FILE *in)
@@ -1862,6 +1866,7 @@ static int parse_include(struct parser *p, struct idf_tg *tg)
 	const struct parser *up;
 	struct idf_source *src, *n;
 	struct parser saved;
+	const char *why;
 	struct tok *t;
 	FILE *in;
 	int dir, err = 0;
@@ -1898,10 +1903,11 @@ static int parse_include(struct parser *p, struct idf_tg *tg)
 			free(src->name);
 			return -1;
 		}
-	err = read_file(src->name, &src->text, &src->text_len);
+	/* a FIFO or a device would block or never end */
+	err = read_file(src->name, true, &src->text, &src->text_len, &why);
 	if (err) {
-		error_at(f, p->line, t->col, "cannot read '%s': %s", src->name,
-			 strerror(-err));
+		error_at(f, p->line, t->col, "'include' cannot read '%s': %s",
+			 src->name, why ? why : strerror(-err));
 		free(src->name);
 		free(src->text);
 		return -1;
@@ -2164,8 +2170,64 @@ int idf_validate(struct idf_file *f)
 	return f->nerrors ? -1 : 0;
 }
 
-/* A whole file, which a recording keeps as the run's description. */
-static int read_file(const char *path, char **text, size_t *text_len)
+/* What a file that is not a regular one is. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO, not a regular file";
+	if (S_ISDIR(mode))
+		return "a directory, not a regular file";
+	if (S_ISCHR(mode))
+		return "a character device, not a regular file";
+	if (S_ISBLK(mode))
+		return "a block device, not a regular file";
+	if (S_ISSOCK(mode))
+		return "a socket, not a regular file";
+	return "not a regular file";
+}
+
+FILE *idf_fopen_regular(const char *path, const char **why)
+{
+	struct stat st;
+	FILE *in;
+	int fd;
+
+	/* look before opening: opening a FIFO blocks, a device may act */
+	if (stat(path, &st)) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = file_kind(st.st_mode);
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	/* what was opened, should the name have changed since */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = file_kind(st.st_mode);
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	in = fdopen(fd, "r");
+	if (!in) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return in;
+}
+
+/*
+ * A whole file, which a recording keeps as the run's description; regular:
+ * only a regular file (*why: what it is instead, or strerror).
+ */
+static int read_file(const char *path, bool regular, char **text,
+		     size_t *text_len, const char **why)
 {
 	size_t cap = 0, n;
 	FILE *in;
@@ -2174,7 +2236,8 @@ static int read_file(const char *path, char **text, size_t *text_len)
 
 	*text = NULL;
 	*text_len = 0;
-	in = fopen(path, "r");
+	*why = NULL;
+	in = regular ? idf_fopen_regular(path, why) : fopen(path, "r");
 	if (!in)
 		return -errno;
 	errno = 0;
@@ -2207,6 +2270,7 @@ static int read_file(const char *path, char **text, size_t *text_len)
 
 int idf_load(struct idf_file *f, const char *path)
 {
+	const char *why;
 	FILE *in;
 	int err;
 
@@ -2214,7 +2278,7 @@ int idf_load(struct idf_file *f, const char *path)
 	f->name = strdup(path);
 	if (!f->name)
 		return -ENOMEM;
-	err = read_file(path, &f->text, &f->text_len);
+	err = read_file(path, false, &f->text, &f->text_len, &why);
 	if (err)
 		return err;
 	if (f->text_len) {

@@ -268,6 +268,13 @@ int idf_parse(struct idf_file *f, FILE *in);
 int idf_validate(struct idf_file *f);
 void idf_free(struct idf_file *f);
 
+/*
+ * path opened for reading if it is a regular file (`include`, trace and
+ * pcap files): a FIFO would block, a device never end. NULL with *why
+ * saying what it is instead, or why it did not open.
+ */
+FILE *idf_fopen_regular(const char *path, const char **why);
+
 /* The name of the file a struct idf_loc.src names. */
 const char *idf_source_name(const struct idf_file *f, unsigned int src);
 

@@ -4,10 +4,11 @@ the keyword being read, with file:line:column; negative values, lengths
 above the largest frame and rates faster than any link are refused with
 the numbers, and `mtgctl run` checks the interface's MTU before the
 module is opened; a mistake in the globals is reported once with the TGs
-it affects; what a message quotes of a file is escaped. Exact messages
-throughout."""
+it affects; what a message quotes of a file is escaped; `include` refuses
+what is not a regular file. Exact messages throughout."""
 
 import json
+import os
 import pathlib
 import random
 import re
@@ -62,7 +63,10 @@ def keywords():
      "got keyword 'pkts'"),
     ("listen rx0 rx1 rx0\n" + BASE + "tgid 1 pkts 200 inta 1\n",
      "t.idf:1:16: error: 'listen' names 'rx0' twice (first at line 1)"),
-], ids=["tgid-at-end", "tgid-before-keyword", "listen"])
+    (BASE + "tgid 1 pkts 200 inta 1 include none.idf\n",
+     "t.idf:2:32: error: 'include' cannot read 'none.idf': No such file or "
+     "directory"),
+], ids=["tgid-at-end", "tgid-before-keyword", "listen", "include"])
 def test_the_keyword_being_read(mtgctl, tmp_path, text, message):
     """`tgid` after `dst ADDR` was reported as "'dst' expects a TG number"."""
     assert errors(mtgctl, tmp_path, text) == [message]
@@ -326,3 +330,20 @@ def test_names_escaped_in_check(mtgctl, tmp_path):
     assert lines[4].startswith(r"  dist trace t\x1bx.txt  pkts ")
     assert "\x1b" not in r.stdout and "\x07" not in r.stdout
 
+
+# include: regular files only
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_include_refuses_what_is_not_a_file(mtgctl, tmp_path, kind):
+    """`include` of a FIFO hung `mtgctl check`."""
+    target, what = {"fifo": ("p.fifo", "a FIFO"),
+                    "directory": ("sub", "a directory"),
+                    "device": ("/dev/zero", "a character device")}[kind]
+    if kind == "fifo":
+        os.mkfifo(tmp_path / target)
+    elif kind == "directory":
+        (tmp_path / target).mkdir()
+    assert errors(mtgctl, tmp_path, BASE + "pkts 200 inta 1\n"
+                  f"tgid 1 include {target}\n") == [
+        f"t.idf:3:16: error: 'include' cannot read '{target}': {what}, not "
+        "a regular file"]

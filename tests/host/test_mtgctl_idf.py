@@ -240,7 +240,7 @@ ERRORS = [
     (BASE + "tgid 1 pkts 200 inta 1 addr broadcast 9000\n",
      "t.idf:2:24: error: TG 1: 'addr' and 'dst' both name the destination: give one"),
     (BASE + "tgid 1 pkts 200 inta 1 include more.idf\n",
-     "t.idf:2:32: error: cannot read 'more.idf': No such file or directory"),
+     "t.idf:2:32: error: 'include' cannot read 'more.idf': No such file or directory"),
     ("include t.idf\n",
      "t.idf:1:9: error: 'include t.idf' includes a file being read (a loop)"),
     (BASE + "tgid 1 pkts 200 inta 1 jitt 3x\n",
