@@ -231,8 +231,8 @@ int cmd_check(const char *file, const struct check_opts *o)
 		for (; built < f.ntgs; built++) {
 			if (tt_build(&f.tgs[built], &tts[built], err,
 				     sizeof(err))) {
-				pr_err("%s: TG %u: %s\n", file,
-				       f.tgs[built].id, err);
+				idf_print_tg_error(&f, &f.tgs[built], err,
+						   stderr);
 				goto out;
 			}
 		}

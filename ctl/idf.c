@@ -462,6 +462,19 @@ void idf_print_diags(const struct idf_file *f, FILE *out)
 			f->name, f->nerrors + f->nwarnings - f->ndiags);
 }
 
+void idf_print_tg_error(const struct idf_file *f, const struct idf_tg *tg,
+			const char *msg, FILE *out)
+{
+	const struct idf_loc *at = &tg->loc[idf_has(tg, IDF_KW_dist) ?
+					    IDF_KW_dist : IDF_KW_tgid];
+	char name[IDF_PATH_MAX + 1], text[512];
+
+	text_escape(name, sizeof(name), idf_source_name(f, at->src));
+	text_escape(text, sizeof(text), msg);
+	fprintf(out, "%s:%u:%u: error: TG %u: %s\n", name, at->line, at->col,
+		tg->id, text);
+}
+
 /* Numbers */
 
 static int pow10_mul(uint64_t *v, int exp)

@@ -281,6 +281,13 @@ const char *idf_source_name(const struct idf_file *f, unsigned int src);
 /* Print the diagnostics as `file:line:col: error: message`. */
 void idf_print_diags(const struct idf_file *f, FILE *out);
 
+/*
+ * A TG's error found once the file was valid (its timetable: a trace or
+ * pcap file), as `file:line:col: error: TG N: msg` at its `dist`.
+ */
+void idf_print_tg_error(const struct idf_file *f, const struct idf_tg *tg,
+			const char *msg, FILE *out);
+
 /* The keyword's name and argument grammar. */
 const char *idf_kw_name(enum idf_kw kw);
 const char *idf_kw_args(enum idf_kw kw);

@@ -4,8 +4,9 @@ the keyword being read, with file:line:column; negative values, lengths
 above the largest frame and rates faster than any link are refused with
 the numbers, and `mtgctl run` checks the interface's MTU before the
 module is opened; a mistake in the globals is reported once with the TGs
-it affects; what a message quotes of a file is escaped; `include` refuses
-what is not a regular file. Exact messages throughout."""
+it affects; what a message quotes of a file is escaped; `include`, trace
+and pcap files must be regular files; a trace's errors point at its
+`dist`. Exact messages throughout."""
 
 import json
 import os
@@ -316,6 +317,19 @@ def test_random_bytes_escaped(mtgctl, tmp_path):
                        for c in text), (seed, command)
 
 
+def test_trace_content_escaped_at_its_dist(mtgctl, tmp_path):
+    """A trace file's error: at the `dist` that names it, the keyword and
+    the file's words escaped, from check, table and run alike."""
+    (tmp_path / "tr.txt").write_bytes(b"0 200\n1ms \x1b[31mred\n")
+    for command in ("check", "table", "run"):
+        lines = errors(mtgctl, tmp_path, BASE + "tgid 1 dist trace tr.txt\n",
+                       *(["--device", "/nonexistent"] if command == "run"
+                         else []), command=command)
+        assert lines[0] == (
+            "t.idf:2:8: error: TG 1: 'dist trace': tr.txt:2:5: expected a "
+            r"frame length, 130 .. 9018 bytes, got '\x1b[31mred'")
+
+
 def test_names_escaped_in_check(mtgctl, tmp_path):
     """Names a valid file gives (an interface, a namespace, a trace file)
     are shown escaped by `mtgctl check`."""
@@ -347,3 +361,11 @@ def test_include_refuses_what_is_not_a_file(mtgctl, tmp_path, kind):
                   f"tgid 1 include {target}\n") == [
         f"t.idf:3:16: error: 'include' cannot read '{target}': {what}, not "
         "a regular file"]
+
+
+def test_trace_refuses_a_fifo(mtgctl, tmp_path):
+    os.mkfifo(tmp_path / "times.fifo")
+    assert errors(mtgctl, tmp_path, BASE + "tgid 1 dist trace times.fifo\n") \
+        == ["t.idf:2:8: error: TG 1: 'dist trace': cannot read times.fifo: "
+            "a FIFO, not a regular file"]
+
