@@ -61,6 +61,45 @@ static void print_dist_params(const struct idf_tg *tg)
 		       tg->dist_param[2] < 1 ? " vad" : "");
 }
 
+/*
+ * pkts and thro or inta; where the model draws the lengths or the gaps
+ * itself (trace, pcap, D-ITG's), what its table holds instead.
+ */
+static void print_lengths_and_gaps(const struct idf_tg *tg,
+				   const struct tt *tt)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	double sum = 0;
+	size_t i;
+
+	if (!idf_dist_sets_lengths(tg->dist)) {
+		if (tg->pkts == IDF_PKTS_VARIABLE)
+			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ",
+			       tg->len_min, tg->len_max);
+		else
+			printf("  pkts %" PRIu32 " bytes  ", tg->len_max);
+	} else {
+		for (i = 0; i < tt->len; i++) {
+			lo = tt->entries[i].len < lo ? tt->entries[i].len : lo;
+			hi = tt->entries[i].len > hi ? tt->entries[i].len : hi;
+			sum += tt->entries[i].len;
+		}
+		if (lo == hi)
+			printf("  pkts %" PRIu32 " bytes  ", lo);
+		else
+			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes, mean %.1f  ",
+			       lo, hi, sum / (double)tt->len);
+	}
+	if (idf_dist_sets_gaps(tg->dist))
+		printf("gaps mean %.0f ns", (double)tt->period_ns /
+		       (double)tt->len);
+	else if (idf_has(tg, IDF_KW_thro))
+		printf("thro %" PRIu64 " bit/s", tg->thro_req);
+	else
+		printf("inta %" PRIu64 " ns", tg->inta_min);
+	printf("%s\n", idf_dist_sets_gaps(tg->dist) ? " (in the table)" : "");
+}
+
 static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		     const struct tt *tt)
 {
@@ -86,15 +125,7 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	       tg->ttl);
 	printf("  dist %s", idf_dist_name(tg->dist));
 	print_dist_params(tg);
-	if (tg->pkts == IDF_PKTS_VARIABLE)
-		printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ", tg->len_min,
-		       tg->len_max);
-	else
-		printf("  pkts %" PRIu32 " bytes  ", tg->len_max);
-	if (idf_has(tg, IDF_KW_thro))
-		printf("thro %" PRIu64 " bit/s\n", tg->thro_req);
-	else
-		printf("inta %" PRIu64 " ns\n", tg->inta_min);
+	print_lengths_and_gaps(tg, tt);
 	if (tg->time == IDF_TIME_ABSOLUTE)
 		printf("  start at %" PRIu64 " ns (CLOCK_REALTIME)",
 		       tg->start_abs);

@@ -6,7 +6,8 @@ the numbers, and `mtgctl run` checks the interface's MTU before the
 module is opened; a mistake in the globals is reported once with the TGs
 it affects; what a message quotes of a file is escaped; `include`, trace
 and pcap files must be regular files; a trace's errors point at its
-`dist`. Exact messages throughout."""
+`dist`; `mtgctl check` shows what a model that draws its own lengths and
+gaps puts in the table. Exact messages throughout."""
 
 import json
 import os
@@ -341,7 +342,7 @@ def test_names_escaped_in_check(mtgctl, tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0] == r"listen r\x1b[2J@n\x07s  out (none)  passthrough no"
     assert lines[2] == r"  dev e\x1b[31m  netns n\x07  cpu (spread)"
-    assert lines[4].startswith(r"  dist trace t\x1bx.txt  pkts ")
+    assert lines[4].startswith(r"  dist trace t\x1bx.txt  pkts 200..300 bytes")
     assert "\x1b" not in r.stdout and "\x07" not in r.stdout
 
 
@@ -369,3 +370,42 @@ def test_trace_refuses_a_fifo(mtgctl, tmp_path):
         == ["t.idf:2:8: error: TG 1: 'dist trace': cannot read times.fifo: "
             "a FIFO, not a regular file"]
 
+
+# mtgctl check: what a model draws
+
+def dist_line(mtgctl, tmp_path, text):
+    r = run(mtgctl, tmp_path, text)
+    assert r.returncode == 0, r.stderr
+    return [line for line in r.stdout.splitlines()
+            if line.startswith("  dist ")]
+
+
+def test_check_shows_what_presets_draw(mtgctl, tmp_path):
+    """D-ITG's presets set lengths and gaps: check showed `pkts 0 bytes
+    inta 0 ns`, or a global `pkts` and `thro` the preset ignores."""
+    voip, dns, pareto, plain = dist_line(mtgctl, tmp_path, BASE + """\
+        tgid 1 dist voip G.711.1
+        tgid 2 dist dns
+        tgid 3 dist pareto 1.5 5ms pkts 200 thro 1M
+        tgid 4 pkts 200 thro 1M
+        """)
+    # 80-byte frame + RTP 12 + 130 of headers, 100 packets/s
+    assert voip == ("  dist voip G.711.1 rtp  pkts 222 bytes  gaps mean "
+                    "10000000 ns (in the table)")
+    # payload uniform on 100 .. 319 bytes, 0.56 packets/s
+    m = re.fullmatch(r"  dist dns  pkts (\d+)\.\.(\d+) bytes, mean "
+                     r"([\d.]+)  gaps mean 1785714286 ns \(in the table\)",
+                     dns)
+    assert m and 230 <= int(m[1]) < int(m[2]) <= 449
+    assert int(m[1]) <= float(m[3]) <= int(m[2])
+    assert pareto.startswith("  dist pareto 1.5 5ms  pkts 200 bytes  "
+                             "gaps mean ") and "thro" not in pareto
+    assert plain == "  dist fixed  pkts 200 bytes  thro 1000000 bit/s"
+
+
+def test_check_shows_a_presets_lengths_not_the_globals(mtgctl, tmp_path):
+    (line,) = dist_line(mtgctl, tmp_path, BASE + "pkts 1500 thro 10M\n"
+                        "tgid 1 dist voip G.729.3 crtp vad\n")
+    # 0.65 * 3 frames of 10 bytes + cRTP 2 = 21.5, cut to 21; 33 packets/s
+    assert line == ("  dist voip G.729.3 crtp vad  pkts 151 bytes  gaps mean "
+                    "30303030 ns (in the table)")
