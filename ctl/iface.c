@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
+#include <linux/if_ether.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "iface.h"
@@ -167,6 +170,42 @@ static int find_dst(const struct tg_lookup *l, const char *where)
 	return err;
 }
 
+/* dev's MTU in the namespace we are in; 0 or -errno. */
+static int dev_mtu(const char *dev, unsigned int *mtu)
+{
+	struct ifreq ifr;
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFMTU, &ifr))
+		err = -errno;
+	else
+		*mtu = (unsigned int)ifr.ifr_mtu;
+	close(fd);
+	return err;
+}
+
+/*
+ * The TG's frames fit dev: the module takes MTU + Ethernet header at
+ * most. A model that draws the lengths (trace, presets) is left to it.
+ */
+static int check_mtu(const struct idf_tg *tg, const char *where)
+{
+	unsigned int mtu = 0;
+
+	if (idf_dist_sets_lengths(tg->dist) || dev_mtu(tg->dev, &mtu) ||
+	    tg->len_max <= (uint64_t)mtu + ETH_HLEN)
+		return 0;
+	pr_err("TG %u: 'pkts' %u is above the largest frame '%s' in %s sends, %llu bytes (its MTU %u + Ethernet %u)\n",
+	       tg->id, tg->len_max, tg->dev, where,
+	       (unsigned long long)mtu + ETH_HLEN, mtu, ETH_HLEN);
+	return -EMSGSIZE;
+}
+
 static int lookup(const char *where, void *arg)
 {
 	const struct tg_lookup *l = arg;
@@ -182,6 +221,9 @@ static int lookup(const char *where, void *arg)
 		       where);
 		return -(err ? err : ENODEV);
 	}
+	err = check_mtu(tg, where);
+	if (err)
+		return err;
 	*src = tg->src;
 	if (src->family)
 		return find_dst(l, where);

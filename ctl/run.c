@@ -200,7 +200,7 @@ static int prepare(struct run *r)
 		t->tg = &r->f.tgs[i];
 		t->netns_fd = -1;
 		if (tt_build(t->tg, &t->tt, err, sizeof(err))) {
-			pr_err("%s: TG %u: %s\n", r->file, t->tg->id, err);
+			idf_print_tg_error(&r->f, t->tg, err, stderr);
 			return -EINVAL;
 		}
 		tg_requested(t);
