@@ -320,7 +320,7 @@ const char *mtg_tg_start_hint(int err)
 	case EHOSTUNREACH:
 		return "the destination's MAC address could not be resolved (no ARP/ND answer): check 'dst' and the route, or give 'mac'";
 	case EADDRNOTAVAIL:
-		return "the source address is not usable on that interface";
+		return "the source address is not usable on that interface, or (IPv6) the interface has no usable link-local address to solicit the next hop from: give 'mac', or add the neighbour";
 	case EEXIST:
 		return "a TG with this tgid already runs in the session";
 	case EMSGSIZE:
