@@ -9,7 +9,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 # The headers of the kernel the VM lane boots (the module must match it).
-VM_KDIR = $(shell $(ROOT)/tests/vm/kdir --vm)
+VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
@@ -85,14 +85,14 @@ test-host: tools
 test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor W=1 modules
-	MTG_VM_NETWORK=loop tests/vm/run $(PYTEST) tests/vm
+	MTG_VM_NETWORK=loop scripts/vm/run $(PYTEST) tests/vm
 
 test-debug: deps tools
-	@tree=$$(tests/vm/debug-kernel) && \
+	@tree=$$(scripts/vm/debug-kernel) && \
 	$(MAKE) -C kmod module KDIR=$$tree && \
 	$(MAKE) -C $$tree M=$(ROOT)/bench/floor modules && \
 	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
-		tests/vm/run $(PYTEST) tests/vm
+		scripts/vm/run $(PYTEST) tests/vm
 
 # Directly on a host that can load modules and has its kernel's headers;
 # in the VM lane everywhere else.
@@ -103,7 +103,7 @@ demo: deps tools
 	else \
 		echo "demo: this kernel cannot load modules: running in the VM lane"; \
 		$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR) && \
-		tests/vm/run examples/demo.sh; \
+		scripts/vm/run examples/demo.sh; \
 	fi
 
 # Benchmarks: an hour or more under emulation; not part of `make test`.
