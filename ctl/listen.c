@@ -264,6 +264,8 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	if (listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
 			     start))
 		goto err_abandon;
+	/* The module holds the interfaces: `ip netns del` really deletes. */
+	netns_cache_release(&ns);
 	mi.start_ns = start;
 	mi.devs = ls.devs;
 	mi.ndevs = ls.ndevs;

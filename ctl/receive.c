@@ -19,13 +19,18 @@
 
 #define FLUSH_NS	1000000000ULL	/* the recording reaches the disk */
 
-static void event_time(const struct receiver *x, uint64_t t)
+void event_prefix(FILE *f, uint64_t t0, uint64_t t)
 {
-	uint64_t dt = t > x->t0 ? t - x->t0 : 0;
+	uint64_t dt = t > t0 ? t - t0 : 0;
 
-	fprintf(x->events, "%4llu.%01llus event: ",
+	fprintf(f, "%4llu.%01llus event: ",
 		(unsigned long long)(dt / 1000000000ULL),
 		(unsigned long long)(dt / 100000000ULL % 10));
+}
+
+static void event_time(const struct receiver *x, uint64_t t)
+{
+	event_prefix(x->events, x->t0, t);
 }
 
 static void print_tg_events(FILE *f, uint32_t events)

@@ -26,7 +26,7 @@
 /* An interface listened on. */
 struct listen_dev {
 	struct idf_listen l;	/* dev, netns */
-	int netns_fd;		/* -1: ours */
+	int netns_fd;		/* -1: ours; only until listening_attach() */
 	uint32_t ifindex;
 	uint32_t id;		/* the session's interface id */
 };
@@ -44,6 +44,9 @@ struct receiver {
 	uint64_t t0;		/* CLOCK_TAI: events say the time since */
 	FILE *events;		/* where event lines go; NULL: nowhere */
 };
+
+/* An event line's start: the time since t0, "event: ". */
+void event_prefix(FILE *f, uint64_t t0, uint64_t t);
 
 /*
  * Take what the rings hold: data records to the meters and the recording,

@@ -146,6 +146,7 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "spin_ns", st->spin_ns);
 	json_ku64(j, "lead_ns", st->lead_ns);
 	json_kstr(j, "dst_mac", mac);
+	json_kbool(j, "netns_deleted", t->netns_deleted);
 	rx_json(j, t->m, (int64_t)st->sent);
 	json_obj_end(j);
 }

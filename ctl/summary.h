@@ -29,6 +29,7 @@ struct summary_tg {
 	const char *mode;
 	const char *path;
 	const uint8_t *dst_mac;		/* 6 bytes, as the module used it */
+	bool netns_deleted;		/* its namespace was deleted under it */
 };
 
 /* The receive path, when something listened. */

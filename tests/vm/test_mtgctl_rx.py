@@ -23,9 +23,11 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import stat
 import subprocess
+import threading
 import time
 
 import numpy as np
@@ -727,3 +729,112 @@ def test_addr_broadcast_and_myself(make_loop, tmp_path):
         assert (t["sent"], t["received"]) == (100, 100), name
         r = Recording(d / "run.rec").records
         assert set(r["ttl"]) == {ttl}, name
+
+
+# --- nothing lost silently: devices, namespaces, a killed mtgctl ---------------
+
+PROGRESS_RX = r"tg 1: (\d+) sent, \d+ tx_errors, \w+, (\d+) received"
+
+
+def lines_until(proc, ready, timeout=300):
+    """proc's stdout lines up to the first that ready() accepts. proc is
+    killed, and the test fails, if none comes within timeout."""
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    seen = []
+    try:
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                proc.kill()
+                proc.wait()
+                pytest.fail("no line came that was waited for:\n" +
+                            "".join(seen) + proc.stderr.read())
+            seen.append(line)
+            if ready(line):
+                return seen
+    finally:
+        timer.cancel()
+
+
+def ends_by_itself(proc, timeout=300):
+    """(stdout, stderr) of proc once it ends; killed (the test fails) if it
+    runs on past timeout."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running after {timeout} s:\n{out}{err}")
+
+
+def receiving(line):
+    m = re.search(PROGRESS_RX, line)
+    return bool(m) and int(m[2]) > 0
+
+
+def test_sender_namespace_deleted_under_a_run(make_loop, tmp_path):
+    """`ip netns del` of the namespace a TG without end sends from: mtgctl
+    does not keep it alive, so it really goes, its interface with it; the
+    TG fails (dev_gone) and the run ends by itself, exit status 2, saying
+    that the namespace was deleted. What came back is what the capture
+    saw, and the TG sent at least that."""
+    loop = make_loop(4)
+    write_idf(tmp_path, f"listen {loop.listen()}\n"
+              f"netns {loop.ns_s} dev {loop.a}\n"
+              "dist fixed pkts fixed 200 200 inta 1ms patt random\n"
+              f"tgid 1 dst {dst(loop, 9001)}\n")
+    with loop.capture() as cap:
+        proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "-o",
+                            "run.rec", "--drain", DRAIN)
+        seen = lines_until(proc, receiving)
+        run("ip", "netns", "del", loop.ns_s, timeout=60)
+        out, err = ends_by_itself(proc)
+    out = "".join(seen) + out
+    assert proc.returncode == 2, out + err
+    assert cap.lossless, cap.stderr
+    assert not os.path.exists(f"/run/netns/{loop.ns_s}")
+    assert re.search(r"\d+\.\ds event: tg 1: failed: its namespace " +
+                     re.escape(loop.ns_s) + " was deleted\n", out), out
+    s = summary_of(tmp_path)
+    (tg,) = s["tgs"]
+    assert (tg["state"], tg["error"], tg["netns_deleted"]) == \
+        ("failed", "dev_gone", True), tg
+    assert s["interrupted"] is False
+    (report,) = [x for x in out.splitlines() if x.startswith("tg 1: ")]
+    assert report.startswith("tg 1: failed dev_gone, ")
+    assert report.endswith(f"; its namespace {loop.ns_s} was deleted")
+    ours, _ = witness(cap.frames, s["run_id"])
+    assert 0 < len(ours) == tg["received"] <= tg["sent"]
+    assert len(Recording(tmp_path / "run.rec")) == len(ours)
+
+
+@pytest.mark.parametrize("again", [False, True], ids=["deleted", "remade"])
+def test_time_user_tg_whose_namespace_was_deleted(make_loop, tmp_path, again):
+    """A `time user` TG opens its namespace when the operator starts it:
+    deleted in the meantime (or deleted and made again under its name, a
+    namespace the run never resolved anything in), the start is refused,
+    naming the TG and the namespace, and nothing is sent into it."""
+    loop = make_loop(4)
+    text = (f"listen {loop.listen()}\n"
+            f"netns {loop.ns_s} dev {loop.a}\n"
+            "dist fixed pkts fixed 200 200 inta 1ms count 200 patt random\n"
+            f"tgid 2 dst {dst(loop, 9002)} time user\n")
+    write_idf(tmp_path, text)
+    proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "--drain",
+                        DRAIN)
+    seen = lines_until(proc, lambda line: "kill -USR1" in line)
+    run("ip", "netns", "del", loop.ns_s, timeout=60)
+    if again:
+        run("ip", "netns", "add", loop.ns_s)
+    proc.send_signal(signal.SIGUSR1)
+    out, err = ends_by_itself(proc)
+    out = "".join(seen) + out
+    assert proc.returncode == 1, out + err
+    assert (f"mtgctl: cannot start TG 2 (run.idf:4): its namespace "
+            f"{loop.ns_s} was deleted since the run began" +
+            (" (the name is another namespace's now)" if again else "") +
+            "\n") in err
+    (tg,) = summary_of(tmp_path)["tgs"]
+    assert (tg["state"], tg["sent"], tg["received"], tg["netns_deleted"]) \
+        == ("not started", 0, 0, True)
