@@ -186,6 +186,13 @@ static int watch(struct show *sh, struct listening *ls, uint32_t run_id,
 		if (stop_signal || sh->quits || ls->write_failed ||
 		    (duration && now - start >= duration))
 			return 0;
+		if (listening_all_lost(ls)) {
+			FILE *f = ls->rx.events ? ls->rx.events : sh->say;
+
+			fprintf(f, "every interface listened on went away: nothing more can arrive, listening ends\n");
+			fflush(f);
+			return 0;
+		}
 		if (sh->dash_on)
 			dash_turn(sh, ls, run_id, start, now, &next_draw);
 		if (now >= next) {

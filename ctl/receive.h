@@ -26,9 +26,12 @@
 /* An interface listened on. */
 struct listen_dev {
 	struct idf_listen l;	/* dev, netns */
+	char name[IDF_DEVNAME_MAX + IDF_NETNS_MAX + 2];	/* DEV or DEV@NETNS */
 	int netns_fd;		/* -1: ours; only until listening_attach() */
 	uint32_t ifindex;
 	uint32_t id;		/* the session's interface id */
+	bool lost;		/* it went away (MTG_IFACE_LOST) */
+	uint64_t lost_ns;	/* when we saw it gone, CLOCK_TAI */
 };
 
 struct receiver {
@@ -89,6 +92,9 @@ struct listening {
 	bool write_failed;		/* reported: the run must end */
 	struct receiver rx;
 	struct mtg_rx_stats st;		/* the module's, at the end */
+	uint32_t module_lost;		/* the session's ifaces_lost, as seen */
+	size_t nlost;			/* of devs, lost */
+	const char **lost_names;	/* their names, in the order lost */
 	uint64_t next_flush;		/* CLOCK_TAI */
 	uint64_t idle_ns;		/* the next wait when idle */
 };
@@ -110,11 +116,14 @@ int listening_attach(struct listening *ls, struct mtg_dev *d,
 /* Write the recording's header. */
 int listening_begin(struct listening *ls, const struct rec_meta *mi);
 /*
- * Take what the rings hold, flush the recording now and then. The records
- * taken, or -errno when the rings cannot be read. A write error is
- * reported once and sets write_failed.
+ * Take what the rings hold, flush the recording now and then, notice
+ * interfaces that went away (an event line each). The records taken, or
+ * -errno when the rings cannot be read. A write error is reported once
+ * and sets write_failed.
  */
 int64_t listening_poll(struct listening *ls, uint64_t now);
+/* Every interface listened on went away: nothing more can arrive. */
+bool listening_all_lost(const struct listening *ls);
 /* Wait before the next look: short after traffic, longer when idle. */
 void listening_wait(struct listening *ls, int64_t got);
 /* Part of a progress line: records, header-corrupt, ring drops, file. */
@@ -128,7 +137,10 @@ int listening_end(struct listening *ls, uint64_t end_ns);
 /* The final lines: what was received, what the recording holds. */
 void listening_report(const struct listening *ls, FILE *out);
 void listening_summary(const struct listening *ls, struct summary_rx *out);
-/* Something was lost that mtg should have counted (ring, queue). */
+/*
+ * Something was lost that mtg should have counted (ring, queue), or an
+ * interface went away (what it would have received counts as lost).
+ */
 bool listening_lost_any(const struct listening *ls);
 /* Nothing was run: remove the recording if we created it. */
 void listening_abandon(struct listening *ls);

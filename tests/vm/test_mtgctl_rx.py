@@ -773,6 +773,109 @@ def receiving(line):
     return bool(m) and int(m[2]) > 0
 
 
+def check_lost_iface(s, rec_path, dev, ns):
+    """The summary, the recording's header, mtgctl info and mtgsap info
+    all say that dev went away, and nothing of it was recorded after."""
+    rec = Recording(rec_path)
+    iface = rec.meta["interfaces"][0]
+    (gone,) = s["ifaces_lost"]
+    assert (gone["id"], gone["dev"], gone["netns"]) == (iface["id"], dev, ns)
+    assert s["start_ns"] <= gone["lost_ns"] <= s["end_ns"]
+    assert rec.complete and rec.header["ifaces_lost"] == 1
+    assert len(rec) > 0 and int(rec.records["rx_ns"].max()) <= \
+        gone["lost_ns"]
+    res = subprocess.run([MTGCTL, "info", rec_path, "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["ifaces_lost"] == 1
+    res = subprocess.run([ROOT / ".venv/bin/mtgsap", "info", rec_path,
+                          "--json"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["ifaces_lost"] == 1
+    return rec
+
+
+def test_receive_interface_deleted_under_a_run(make_loop, tmp_path):
+    """The interface a run records on is deleted while its TG sends: an
+    event line says so at once, the progress lines and the report name it,
+    the summary and the recording's header count it, and the exit status
+    is 2; what the TG sent after that counts as lost (sent = received +
+    lost), and every record is from before mtgctl saw it go."""
+    loop = make_loop(4)
+    text = globals_idf(loop, 4000, 200) + f"tgid 1 dst {dst(loop, 9001)}\n"
+    write_idf(tmp_path, text)
+    name = f"{loop.r}@{loop.ns_r}"
+    proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "-o",
+                        "run.rec", "--drain", DRAIN)
+    seen = lines_until(proc, receiving)
+    run("ip", "-n", loop.ns_r, "link", "del", loop.r, timeout=60)
+    out, err = ends_by_itself(proc)
+    out = "".join(seen) + out
+    assert proc.returncode == 2, out + err
+    assert re.search(r"\d+\.\ds event: receive interface " + re.escape(name) +
+                     r" went away: nothing more is received on it\n", out), out
+    assert f"rx: interface {name} went away at " in out
+    s = summary_of(tmp_path)
+    (tg,) = s["tgs"]
+    assert (tg["state"], tg["sent"]) == ("finished", 4000)
+    assert 0 < tg["received"] < tg["sent"] == tg["received"] + tg["lost"]
+    rec = check_lost_iface(s, tmp_path / "run.rec", loop.r, loop.ns_r)
+    assert len(rec) == s["rx"]["packets"] == tg["received"]
+    # the progress lines said it too, from the loss on
+    after = out[out.index("went away: nothing more"):]
+    assert re.search(r"ring drops, interfaces gone: " + re.escape(name) +
+                     "; run.rec: ", after), out
+
+
+@pytest.mark.parametrize("how", ["link", "netns"])
+def test_listen_ends_when_its_device_goes(make_loop, tmp_path, how):
+    """`mtgctl listen` on one interface, which goes away (deleted, or its
+    namespace deleted: mtgctl holds the namespace no longer than it needs
+    to): nothing more can arrive, so it ends by itself, exit status 2,
+    with the event in the stream, the interface named in the stream's
+    rx, the summary and the recording, which keeps what came before."""
+    loop = make_loop(4)
+    name = f"{loop.r}@{loop.ns_r}"
+    listener = subprocess.Popen(
+        [MTGCTL, "listen", loop.listen(), "--json-stream", "-o",
+         "listen.rec", "--json", "listen.json"], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = listener.stderr.readline()
+        assert first.startswith("listening on 1 interface"), first
+        write_idf(tmp_path, globals_idf(loop, 500, 200, listen=False) +
+                  f"tgid 1 dst {dst(loop, 9001)}\n")
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY)
+        assert res.returncode == 0, res.stdout + res.stderr
+        time.sleep(1)
+        if how == "link":
+            run("ip", "-n", loop.ns_r, "link", "del", loop.r, timeout=60)
+        else:
+            run("ip", "netns", "del", loop.ns_r, timeout=60)
+    except BaseException:
+        listener.kill()
+        listener.wait()
+        raise
+    out, err = ends_by_itself(listener, timeout=120)
+    assert listener.returncode == 2, out + err
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert lines[-1]["type"] == "end"
+    assert lines[-1]["rx"]["ifaces_lost"] == [name]
+    assert all(x["rx"]["ifaces_lost"] in ([], [name]) for x in lines)
+    events = [e for x in lines for e in x["events"]]
+    assert any(f"receive interface {name} went away" in e for e in events)
+    assert ("every interface listened on went away: nothing more can "
+            "arrive, listening ends") in events
+    assert f"rx: interface {name} went away at " in err
+    sender = summary_of(tmp_path)
+    got = json.loads((tmp_path / "listen.json").read_text())
+    assert [(t["run_id"], t["id"], t["received"]) for t in got["tgs"]] == \
+        [(sender["run_id"], 1, 500)]
+    assert got["interrupted"] is False
+    rec = check_lost_iface(got, tmp_path / "listen.rec", loop.r, loop.ns_r)
+    assert len(rec) == 500
+
+
 def test_sender_namespace_deleted_under_a_run(make_loop, tmp_path):
     """`ip netns del` of the namespace a TG without end sends from: mtgctl
     does not keep it alive, so it really goes, its interface with it; the
