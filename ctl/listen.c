@@ -196,6 +196,9 @@ static int watch(struct show *sh, struct listening *ls, uint32_t run_id,
 		if (sh->dash_on)
 			dash_turn(sh, ls, run_id, start, now, &next_draw);
 		if (now >= next) {
+			/* What a line counts as recorded is on the disk. */
+			if (!sh->dash_on)
+				listening_sync(ls, now);
 			if (sh->stream) {
 				err = build_view(sh, ls, run_id, start, now,
 						 "listening");

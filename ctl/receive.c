@@ -17,8 +17,6 @@
 #include "summary.h"
 #include "tg_json.h"
 
-#define FLUSH_NS	1000000000ULL	/* the recording reaches the disk */
-
 void event_prefix(FILE *f, uint64_t t0, uint64_t t)
 {
 	uint64_t dt = t > t0 ? t - t0 : 0;
@@ -401,6 +399,16 @@ int listening_begin(struct listening *ls, const struct rec_meta *mi)
 	return err;
 }
 
+/* The recording's first write error, reported once: the run must end. */
+static void write_failure(struct listening *ls)
+{
+	if (ls->recording && ls->rec.error && !ls->write_failed) {
+		ls->write_failed = true;
+		pr_err("cannot write the recording %s: %s: stopping the run\n",
+		       ls->out, strerror(-ls->rec.error));
+	}
+}
+
 /*
  * The session counts the interfaces that went away (its status page, no
  * system call to read): when the count moves, find which, and say so.
@@ -455,14 +463,19 @@ int64_t listening_poll(struct listening *ls, uint64_t now)
 	check_lost(ls);
 	if (ls->recording && !ls->rec.error && now >= ls->next_flush) {
 		rec_flush(&ls->rec);
-		ls->next_flush = now + FLUSH_NS;
+		ls->next_flush = now + LISTEN_FLUSH_NS;
 	}
-	if (ls->recording && ls->rec.error && !ls->write_failed) {
-		ls->write_failed = true;
-		pr_err("cannot write the recording %s: %s: stopping the run\n",
-		       ls->out, strerror(-ls->rec.error));
-	}
+	write_failure(ls);
 	return got;
+}
+
+void listening_sync(struct listening *ls, uint64_t now)
+{
+	if (!ls->recording || ls->rec.error)
+		return;
+	rec_flush(&ls->rec);
+	ls->next_flush = now + LISTEN_FLUSH_NS;
+	write_failure(ls);
 }
 
 bool listening_all_lost(const struct listening *ls)

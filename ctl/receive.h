@@ -19,6 +19,12 @@
 #include "recording.h"
 #include "tables.h"
 
+/*
+ * The recording reaches the disk this often (or when its 1 MiB buffer is
+ * full): what a killed mtgctl can lose (Documentation/recording-format.rst).
+ */
+#define LISTEN_FLUSH_NS	100000000ULL	/* 100 ms */
+
 /* Ring polling when idle: from MIN, doubling, up to MAX between looks. */
 #define RX_IDLE_MIN_NS	20000ULL	/* 20 us */
 #define RX_IDLE_MAX_NS	1000000ULL	/* 1 ms */
@@ -116,12 +122,14 @@ int listening_attach(struct listening *ls, struct mtg_dev *d,
 /* Write the recording's header. */
 int listening_begin(struct listening *ls, const struct rec_meta *mi);
 /*
- * Take what the rings hold, flush the recording now and then, notice
- * interfaces that went away (an event line each). The records taken, or
- * -errno when the rings cannot be read. A write error is reported once
- * and sets write_failed.
+ * Take what the rings hold, flush the recording now and then (every
+ * LISTEN_FLUSH_NS), notice interfaces that went away (an event line
+ * each). The records taken, or -errno when the rings cannot be read. A
+ * write error is reported once and sets write_failed.
  */
 int64_t listening_poll(struct listening *ls, uint64_t now);
+/* Write what the recording buffers now (before a progress line). */
+void listening_sync(struct listening *ls, uint64_t now);
 /* Every interface listened on went away: nothing more can arrive. */
 bool listening_all_lost(const struct listening *ls);
 /* Wait before the next look: short after traffic, longer when idle. */

@@ -871,6 +871,9 @@ static int watch(struct run *r)
 		if (r->dash_on)
 			dash_turn(r, now, &next_draw);
 		if (now >= next) {
+			/* What a line counts as recorded is on the disk. */
+			if (r->listening && !r->dash_on)
+				listening_sync(&r->ls, now);
 			if (r->o->json_stream) {
 				ret = build_view(r, now, false);
 				if (ret)
