@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "iface.h"
@@ -43,19 +44,100 @@ int netns_open(const char *name)
 	return fd;
 }
 
+static int in_netns(int netns_fd, const char *netns,
+		    int (*fn)(const char *where, void *arg), void *arg);
+
+/* The cookie of the namespace we are in (0: the kernel has none). */
+static int cookie_here(const char *where, void *arg)
+{
+	socklen_t len = sizeof(uint64_t);
+	uint64_t *cookie = arg;
+	int s, err = 0;
+
+	*cookie = 0;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		err = -errno;
+		pr_err("cannot make a socket in %s: %s\n", where, strerror(-err));
+		return err;
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		*cookie = 0;
+	close(s);
+	return err;
+}
+
+/* Which namespace fd is: its cookie, or (older kernels) its inode. */
+static int netns_identify(int fd, const char *name, struct netns_ref *id)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return in_netns(fd, name, cookie_here, &id->cookie);
+}
+
+/* The namespace fd is the one the ref first opened; else -ESTALE. */
+static int netns_same(const struct netns_ref *ref, int fd)
+{
+	struct netns_ref now;
+	struct stat st;
+	int err;
+
+	/* Not a namespace at all (`ip netns del` half done, or a file). */
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_dev != ref->dev)
+		return -ESTALE;
+	err = netns_identify(fd, ref->name, &now);
+	if (err)
+		return err;
+	if (ref->cookie || now.cookie)
+		return now.cookie == ref->cookie ? 0 : -ESTALE;
+	return now.dev == ref->dev && now.ino == ref->ino ? 0 : -ESTALE;
+}
+
+/* After a release: open the namespace again, silently, if it is the same. */
+static int netns_reopen(struct netns_ref *ref)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, ref->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = netns_same(ref, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	ref->fd = fd;
+	return 0;
+}
+
 int netns_cache_get(struct netns_cache *c, const char *name, int *fd)
 {
 	struct netns_ref *n;
 	size_t i;
+	int err;
 
 	*fd = -1;
 	if (!name[0])
 		return 0;
 	for (i = 0; i < c->n; i++) {
-		if (!strcmp(c->refs[i].name, name)) {
-			*fd = c->refs[i].fd;
-			return *fd < 0 ? *fd : 0;
+		n = &c->refs[i];
+		if (strcmp(n->name, name))
+			continue;
+		if (n->fd == -EBADF) {
+			err = netns_reopen(n);
+			if (err)
+				return err;
 		}
+		*fd = n->fd;
+		return *fd < 0 ? *fd : 0;
 	}
 	n = realloc(c->refs, (c->n + 1) * sizeof(*n));
 	if (!n) {
@@ -63,20 +145,59 @@ int netns_cache_get(struct netns_cache *c, const char *name, int *fd)
 		return -ENOMEM;
 	}
 	c->refs = n;
-	*fd = netns_open(name);
-	c->refs[c->n].name = name;
-	c->refs[c->n].fd = *fd;
-	c->n++;
+	n = &c->refs[c->n++];
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->fd = netns_open(name);
+	if (n->fd >= 0) {
+		err = netns_identify(n->fd, name, n);
+		if (err) {
+			pr_err("cannot tell which namespace %s is: %s\n", name,
+			       strerror(-err));
+			close(n->fd);
+			n->fd = err;
+		}
+		n->known = !err;
+	}
+	*fd = n->fd;
 	return *fd < 0 ? *fd : 0;
+}
+
+void netns_cache_release(struct netns_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->refs[i].fd < 0)
+			continue;
+		close(c->refs[i].fd);
+		c->refs[i].fd = -EBADF;
+	}
+}
+
+bool netns_cache_deleted(const struct netns_cache *c, const char *name)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->refs[i].name, name) || !c->refs[i].known)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT;
+		err = netns_same(&c->refs[i], fd);
+		close(fd);
+		return err == -ESTALE;
+	}
+	return false;
 }
 
 void netns_cache_close(struct netns_cache *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->refs[i].fd >= 0)
-			close(c->refs[i].fd);
+	netns_cache_release(c);
 	free(c->refs);
 	c->refs = NULL;
 	c->n = 0;

@@ -81,6 +81,9 @@ static void print_text(const struct info *in)
 	if (r->complete)
 		printf("not written: %" PRIu64 ", ring drops: %" PRIu64 ", ended %" PRIu64 " (CLOCK_TAI)\n",
 		       r->h.not_written, r->h.ring_drops, r->h.end_ns);
+	if (r->h.ifaces_lost)
+		printf("interfaces that went away while it recorded: %u (nothing was received on them after that)\n",
+		       r->h.ifaces_lost);
 	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
 	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
 	for (i = 0; i < in->flows.n; i++) {
@@ -117,6 +120,7 @@ static void print_json(const struct info *in)
 		json_knull(&j, "ring_drops");
 		json_knull(&j, "end_ns");
 	}
+	json_ku64(&j, "ifaces_lost", r->h.ifaces_lost);
 	json_ku64(&j, "hdr_corrupt", in->hdr_corrupt);
 	json_key(&j, "flows");
 	json_arr_begin(&j);

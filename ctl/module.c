@@ -198,6 +198,14 @@ int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
 	return 0;
 }
 
+int mtg_dev_iface_info(struct mtg_dev *d, uint32_t id,
+		       struct mtg_iface_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->id = id;
+	return ioctl(d->fd, MTG_IOC_IFACE_INFO, info) ? -errno : 0;
+}
+
 int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id)
 {
 	return ioctl(d->fd, MTG_IOC_RX_SET_RUN, &run_id) ? -errno : 0;

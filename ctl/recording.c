@@ -126,6 +126,7 @@ static void header_fill(const struct recorder *w, struct rec_file_header *h,
 	h->ring_drops = htole64(ring_drops);
 	h->end_ns = htole64(end_ns);
 	h->meta_bytes = htole32(w->meta_bytes);
+	h->ifaces_lost = htole32(w->ifaces_lost);
 }
 
 int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
@@ -203,6 +204,25 @@ int rec_flush(struct recorder *w)
 		w->error = err;
 	}
 	w->len = 0;
+	return err;
+}
+
+int rec_ifaces_lost(struct recorder *w, uint32_t n)
+{
+	struct rec_file_header h;
+	size_t done;
+	int err;
+
+	w->ifaces_lost = n;
+	if (w->error || w->fd < 0)
+		return w->error;
+	/* Unfinished: no COMPLETE flag, no counts, as rec_begin() wrote it. */
+	header_fill(w, &h, 0, 0, 0);
+	h.records = 0;
+	h.not_written = 0;
+	err = pwrite_all(w->fd, &h, sizeof(h), 0, &done);
+	if (err)
+		w->error = err;
 	return err;
 }
 
@@ -376,6 +396,7 @@ int rec_open(struct rec_reader *r, const char *path)
 	r->h.ring_drops = le64toh(h.ring_drops);
 	r->h.end_ns = le64toh(h.end_ns);
 	r->h.meta_bytes = le32toh(h.meta_bytes);
+	r->h.ifaces_lost = le32toh(h.ifaces_lost);
 	memcpy(r->h.magic, h.magic, sizeof(h.magic));
 	if (r->h.version != REC_VERSION)
 		return refuse(r, "a recording of format version %u; this mtgctl reads version %u",

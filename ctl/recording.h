@@ -37,7 +37,10 @@ struct rec_file_header {
 	uint64_t ring_drops;	/* packets the module's ring dropped */
 	uint64_t end_ns;	/* when the recording ended, CLOCK_TAI */
 	uint32_t meta_bytes;	/* JSON metadata at offset 64 */
-	uint32_t reserved;	/* zero */
+	uint32_t ifaces_lost;	/* interfaces listened on that went away
+				 * (written when it happens; 0 in files of
+				 * recorders that could not tell)
+				 */
 };
 
 struct recorder {
@@ -51,6 +54,7 @@ struct recorder {
 	uint32_t meta_bytes;
 	uint64_t written;	/* records in the file */
 	uint64_t not_written;
+	uint32_t ifaces_lost;
 	int error;		/* the first write error (negative errno) */
 };
 
@@ -76,6 +80,8 @@ int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes);
 int rec_add(struct recorder *w, const struct mtg_rx_rec *r);
 /* Write what is buffered. */
 int rec_flush(struct recorder *w);
+/* n interfaces went away: the header says so at once (finished or not). */
+int rec_ifaces_lost(struct recorder *w, uint32_t n);
 /*
  * Finish: write the rest, the final counts and the COMPLETE flag, close.
  * Returns the first error the recording met (0 if none).

@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "module.h"
+#include "receive.h"
 #include "summary.h"
 
 void lateness_from_stats(const struct mtg_tg_stats *st,
@@ -146,19 +147,44 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "spin_ns", st->spin_ns);
 	json_ku64(j, "lead_ns", st->lead_ns);
 	json_kstr(j, "dst_mac", mac);
+	json_kbool(j, "netns_deleted", t->netns_deleted);
 	rx_json(j, t->m, (int64_t)st->sent);
 	json_obj_end(j);
+}
+
+/* The interfaces listened on that went away, and when we saw it. */
+static void ifaces_lost_json(struct json *j, const struct summary_rx *rx)
+{
+	size_t i;
+
+	json_key(j, "ifaces_lost");
+	json_arr_begin(j);
+	for (i = 0; i < rx->ndevs; i++) {
+		const struct listen_dev *d = &rx->devs[i];
+
+		if (!d->lost)
+			continue;
+		json_obj_begin(j);
+		json_ku64(j, "id", d->id);
+		json_kstr(j, "dev", d->l.dev);
+		json_kstr(j, "netns", d->l.netns[0] ? d->l.netns : NULL);
+		json_ku64(j, "lost_ns", d->lost_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void summary_rx_json(struct json *j, const struct summary_rx *rx)
 {
 	if (!rx) {
 		json_knull(j, "ring_drops");
+		json_knull(j, "ifaces_lost");
 		json_knull(j, "recording");
 		json_knull(j, "rx");
 		return;
 	}
 	json_ku64(j, "ring_drops", rx->st.ring_drops);
+	ifaces_lost_json(j, rx);
 	json_key(j, "recording");
 	if (rx->recording) {
 		json_obj_begin(j);

@@ -29,7 +29,10 @@ struct summary_tg {
 	const char *mode;
 	const char *path;
 	const uint8_t *dst_mac;		/* 6 bytes, as the module used it */
+	bool netns_deleted;		/* its namespace was deleted under it */
 };
+
+struct listen_dev;
 
 /* The receive path, when something listened. */
 struct summary_rx {
@@ -39,6 +42,8 @@ struct summary_rx {
 	const char *recording;		/* path, or NULL */
 	uint64_t written;		/* records in the recording */
 	uint64_t not_written;		/* records it could not take */
+	const struct listen_dev *devs;	/* the interfaces: which went away */
+	size_t ndevs;
 };
 
 struct summary {

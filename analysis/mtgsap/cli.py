@@ -28,7 +28,7 @@ def cmd_info(args):
                     complete=rec.complete, records=len(rec),
                     partial_bytes=rec.partial_bytes,
                     not_written=h["not_written"], ring_drops=h["ring_drops"],
-                    command=m.get("command"), run_id=m.get("run_id"),
+                    ifaces_lost=h["ifaces_lost"], command=m.get("command"), run_id=m.get("run_id"),
                     start_ns=rec.start_ns, end_ns=h["end_ns"],
                     host=(m.get("host") or {}).get("name"),
                     clock=m.get("clock"),
@@ -78,7 +78,8 @@ def cmd_filter(args):
             h = rec.header
             write(args.output, meta, rec.records[mask],
                   ring_drops=h["ring_drops"], not_written=h["not_written"],
-                  end_ns=h["end_ns"], force=args.force)
+                  end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"],
+                  force=args.force)
         n = int(mask.sum())
         wrote(args, f"mtgsap: {n} of {len(rec)} records to {args.output}",
               records=n, of=len(rec), output=args.output, format=fmt)

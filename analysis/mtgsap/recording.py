@@ -294,7 +294,7 @@ class Recording:
             raise RecordingError(f"{self.path}: truncated in its "
                                  f"{HEADER.size}-byte header")
         (_, version, header_bytes, record_bytes, flags, records, not_written,
-         ring_drops, end_ns, meta_bytes, _) = HEADER.unpack(head)
+         ring_drops, end_ns, meta_bytes, ifaces_lost) = HEADER.unpack(head)
         if version != VERSION:
             raise RecordingError(f"{self.path}: format version {version}; "
                                  f"this mtgsap reads version {VERSION}")
@@ -313,7 +313,7 @@ class Recording:
                            record_bytes=record_bytes, flags=flags,
                            records=records, not_written=not_written,
                            ring_drops=ring_drops, end_ns=end_ns,
-                           meta_bytes=meta_bytes)
+                           meta_bytes=meta_bytes, ifaces_lost=ifaces_lost)
 
     def __len__(self):
         return len(self.records)
@@ -401,7 +401,7 @@ def new_file(path, force, binary=True):
 
 
 def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
-          force=False):
+          ifaces_lost=0, force=False):
     """Writes a complete recording of `records` (a structured array of the
     current dtype, in memory or mapped: it is written in slices) with
     `meta`, whole or not at all (new_file)."""
@@ -416,7 +416,7 @@ def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
     header_bytes = -(-(HEADER.size + len(meta_raw)) // PAGE) * PAGE
     head = HEADER.pack(MAGIC, VERSION, header_bytes, RECORD_DTYPE.itemsize,
                        F_COMPLETE, len(records), not_written, ring_drops,
-                       end_ns, len(meta_raw), 0)
+                       end_ns, len(meta_raw), ifaces_lost)
     with new_file(path, force) as (f, _):
         f.write(head + meta_raw)
         f.write(b"\0" * (header_bytes - len(head) - len(meta_raw)))
@@ -442,5 +442,5 @@ def copy(src, dst, *, force=False, partial=False):
         h = rec.header
         write(dst, meta, rec.records,
               ring_drops=h["ring_drops"], not_written=h["not_written"],
-              end_ns=h["end_ns"], force=force)
+              end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"], force=force)
         return len(rec)
