@@ -9,7 +9,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 # The headers of the kernel the VM lane boots (the module must match it).
-VM_KDIR = $(shell $(ROOT)/tests/vm/kdir --vm)
+VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
@@ -48,7 +48,7 @@ tests/fuzz/mtg_fuzz: tests/fuzz/mtg_fuzz.c kmod/uapi/mtg.h
 # The IDF parser's libFuzzer target (clang; tests/host/test_fuzz_idf.py).
 # clang, unlike gcc, warns of the tables' trailing fields left to zero.
 IDF_FUZZ_SRCS := tests/fuzz/idf_fuzz.c $(addprefix ctl/,idf.c lehmer.c rng.c \
-	models.c tables.c)
+	models.c tables.c text.c)
 tests/fuzz/idf_fuzz: $(IDF_FUZZ_SRCS) $(wildcard ctl/*.h) kmod/uapi/mtg.h
 	clang -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) \
 		-Wno-missing-field-initializers \
@@ -85,14 +85,14 @@ test-host: tools
 test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor W=1 modules
-	MTG_VM_NETWORK=loop tests/vm/run $(PYTEST) tests/vm
+	MTG_VM_NETWORK=loop scripts/vm/run $(PYTEST) tests/vm
 
 test-debug: deps tools
-	@tree=$$(tests/vm/debug-kernel) && \
+	@tree=$$(scripts/vm/debug-kernel) && \
 	$(MAKE) -C kmod module KDIR=$$tree && \
 	$(MAKE) -C $$tree M=$(ROOT)/bench/floor modules && \
 	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
-		tests/vm/run $(PYTEST) tests/vm
+		scripts/vm/run $(PYTEST) tests/vm
 
 # Directly on a host that can load modules and has its kernel's headers;
 # in the VM lane everywhere else.
@@ -103,7 +103,7 @@ demo: deps tools
 	else \
 		echo "demo: this kernel cannot load modules: running in the VM lane"; \
 		$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR) && \
-		tests/vm/run examples/demo.sh; \
+		scripts/vm/run examples/demo.sh; \
 	fi
 
 # Benchmarks: an hour or more under emulation; not part of `make test`.

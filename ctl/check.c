@@ -13,7 +13,17 @@
 #include "json.h"
 #include "mtgctl.h"
 #include "tables.h"
+#include "text.h"
 #include "tg_json.h"
+
+/* A name from the file, as it is safe to print (text.h). */
+#define SHOWN(s)	shown((char[IDF_PATH_MAX + 1]){ 0 }, (s))
+
+static const char *shown(char buf[IDF_PATH_MAX + 1], const char *s)
+{
+	text_escape(buf, IDF_PATH_MAX + 1, s);
+	return buf;
+}
 
 static void endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
 			 size_t size)
@@ -44,11 +54,50 @@ static void print_dist_params(const struct idf_tg *tg)
 	if (tg->dist == IDF_DIST_FGN)
 		printf(" %s", tg->fgn_method == IDF_FGN_RMD ? "rmd" : "exact");
 	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
-		printf(" %s", tg->dist_file);
+		printf(" %s", SHOWN(tg->dist_file));
 	if (tg->dist == IDF_DIST_VOIP)
 		printf(" %s %s%s", idf_codecs[(int)tg->dist_param[0]].name,
 		       tg->dist_param[1] == 2 ? "crtp" : "rtp",
 		       tg->dist_param[2] < 1 ? " vad" : "");
+}
+
+/*
+ * pkts and thro or inta; where the model draws the lengths or the gaps
+ * itself (trace, pcap, D-ITG's), what its table holds instead.
+ */
+static void print_lengths_and_gaps(const struct idf_tg *tg,
+				   const struct tt *tt)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	double sum = 0;
+	size_t i;
+
+	if (!idf_dist_sets_lengths(tg->dist)) {
+		if (tg->pkts == IDF_PKTS_VARIABLE)
+			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ",
+			       tg->len_min, tg->len_max);
+		else
+			printf("  pkts %" PRIu32 " bytes  ", tg->len_max);
+	} else {
+		for (i = 0; i < tt->len; i++) {
+			lo = tt->entries[i].len < lo ? tt->entries[i].len : lo;
+			hi = tt->entries[i].len > hi ? tt->entries[i].len : hi;
+			sum += tt->entries[i].len;
+		}
+		if (lo == hi)
+			printf("  pkts %" PRIu32 " bytes  ", lo);
+		else
+			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes, mean %.1f  ",
+			       lo, hi, sum / (double)tt->len);
+	}
+	if (idf_dist_sets_gaps(tg->dist))
+		printf("gaps mean %.0f ns", (double)tt->period_ns /
+		       (double)tt->len);
+	else if (idf_has(tg, IDF_KW_thro))
+		printf("thro %" PRIu64 " bit/s", tg->thro_req);
+	else
+		printf("inta %" PRIu64 " ns", tg->inta_min);
+	printf("%s\n", idf_dist_sets_gaps(tg->dist) ? " (in the table)" : "");
 }
 
 static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
@@ -65,8 +114,8 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 			 "myself", tg->dst.port);
 	printf("tgid %" PRIu32 " (%s:%u)\n", tg->id, f->name,
 	       tg->loc[IDF_KW_tgid].line);
-	printf("  dev %s  netns %s  cpu ", tg->dev,
-	       tg->netns[0] ? tg->netns : "(ours)");
+	printf("  dev %s  netns %s  cpu ", SHOWN(tg->dev),
+	       tg->netns[0] ? SHOWN(tg->netns) : "(ours)");
 	if (idf_has(tg, IDF_KW_cpu))
 		printf("%" PRIu32 "\n", tg->cpu);
 	else
@@ -76,15 +125,7 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	       tg->ttl);
 	printf("  dist %s", idf_dist_name(tg->dist));
 	print_dist_params(tg);
-	if (tg->pkts == IDF_PKTS_VARIABLE)
-		printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ", tg->len_min,
-		       tg->len_max);
-	else
-		printf("  pkts %" PRIu32 " bytes  ", tg->len_max);
-	if (idf_has(tg, IDF_KW_thro))
-		printf("thro %" PRIu64 " bit/s\n", tg->thro_req);
-	else
-		printf("inta %" PRIu64 " ns\n", tg->inta_min);
+	print_lengths_and_gaps(tg, tt);
 	if (tg->time == IDF_TIME_ABSOLUTE)
 		printf("  start at %" PRIu64 " ns (CLOCK_REALTIME)",
 		       tg->start_abs);
@@ -215,9 +256,10 @@ static void print_listen(const struct idf_file *f)
 	for (i = 0; i < f->nlisten; i++) {
 		const char *ns = listen_netns(f, &f->listen[i]);
 
-		printf(" %s%s%s", f->listen[i].dev, ns[0] ? "@" : "", ns);
+		printf(" %s%s%s", SHOWN(f->listen[i].dev), ns[0] ? "@" : "",
+		       SHOWN(ns));
 	}
-	printf("  out %s  passthrough %s\n", f->out ? f->out : "(none)",
+	printf("  out %s  passthrough %s\n", f->out ? SHOWN(f->out) : "(none)",
 	       f->passthrough ? "yes" : "no");
 }
 
@@ -264,8 +306,8 @@ int cmd_check(const char *file, const struct check_opts *o)
 		for (; built < f.ntgs; built++) {
 			if (tt_build(&f.tgs[built], &tts[built], err,
 				     sizeof(err))) {
-				pr_err("%s: TG %u: %s\n", file,
-				       f.tgs[built].id, err);
+				idf_print_tg_error(&f, &f.tgs[built], err,
+						   stderr);
 				goto out;
 			}
 		}

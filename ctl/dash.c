@@ -567,11 +567,33 @@ static void put_cell(int y, int x, const struct column *c, const char *s)
 		mvaddnstr(y, x + c->width - len, s, len);
 }
 
+/* The interfaces listened on that went away, on line y. */
+static void draw_lost(const struct dash_view *v, int y)
+{
+	char line[512];
+	size_t i;
+	int n;
+
+	n = snprintf(line, sizeof(line), "receive interface%s gone: ",
+		     v->nifaces_lost == 1 ? "" : "s");
+	for (i = 0; i < v->nifaces_lost && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s",
+			      i ? ", " : "", v->ifaces_lost[i]);
+	if (n < (int)sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 ": nothing more is received on %s",
+			 v->nifaces_lost == 1 ? "it" : "them");
+	attron(COLOR_PAIR(1) | A_BOLD);
+	mvaddnstr(y, 0, line, COLS);
+	attroff(COLOR_PAIR(1) | A_BOLD);
+}
+
 static void draw_header(const struct dash *d, const struct dash_view *v,
 			int lines)
 {
 	const struct dash_totals *t = &v->totals;
 	char a[16], b[16], c[16], e[16], g[16], line[512];
+	bool red;
 	int n;
 
 	/* What changes first, so that a narrow screen keeps it. */
@@ -621,7 +643,14 @@ static void draw_header(const struct dash *d, const struct dash_view *v,
 			  COLS);
 		return;
 	}
-	n = snprintf(line, sizeof(line),
+	/* Interfaces gone: a line of their own, or the ring line's start. */
+	red = v->ring_drops || v->keep_drops ||
+	      (v->nifaces_lost && lines < 4);
+	n = 0;
+	if (v->nifaces_lost && lines < 4)
+		n = snprintf(line, sizeof(line), "GONE %s  ",
+			     v->ifaces_lost[0]);
+	n += snprintf(line + n, sizeof(line) - (size_t)n,
 		     "ring %.1f%% of %llu  drops %llu  records %llu  corrupt %llu",
 		     v->ring_size ? 100.0 * (double)v->ring_fill /
 		     (double)v->ring_size : 0.0,
@@ -638,11 +667,13 @@ static void draw_header(const struct dash *d, const struct dash_view *v,
 			 "  rec %s %s records %sB", v->recording,
 			 dash_si(a, sizeof(a), (double)v->recorded),
 			 dash_si(b, sizeof(b), (double)v->recording_bytes));
-	if (v->ring_drops || v->keep_drops)
+	if (red)
 		attron(COLOR_PAIR(1) | A_BOLD);
 	mvaddnstr(2, 0, line, COLS);
-	if (v->ring_drops || v->keep_drops)
+	if (red)
 		attroff(COLOR_PAIR(1) | A_BOLD);
+	if (lines >= 4 && v->nifaces_lost)
+		draw_lost(v, 3);
 }
 
 static void draw_table(struct dash *d, const struct dash_view *v, int y0,
@@ -770,6 +801,8 @@ void dash_draw(struct dash *d, const struct dash_view *v,
 	erase();	/* not clear(): no flicker, curses sends the changes */
 	/* From the top: header, table, events; the help line at the bottom. */
 	header = LINES >= 12 ? 3 : LINES >= 6 ? 2 : 1;
+	if (v->listening && v->nifaces_lost && LINES >= 13)
+		header++;	/* a line for the interfaces gone */
 	if (LINES >= 16)
 		events = 1 + (LINES - header - 4) / 4 > 9 ? 9 :
 			 1 + (LINES - header - 4) / 4;
@@ -1077,6 +1110,11 @@ void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 		json_kstr(&j, "recording", v->recording);
 		json_ku64(&j, "recorded", v->recorded);
 		json_ku64(&j, "recording_bytes", v->recording_bytes);
+		json_key(&j, "ifaces_lost");
+		json_arr_begin(&j);
+		for (i = 0; i < v->nifaces_lost; i++)
+			json_str(&j, v->ifaces_lost[i]);
+		json_arr_end(&j);
 		json_obj_end(&j);
 	} else {
 		json_null(&j);

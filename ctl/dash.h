@@ -71,6 +71,10 @@ struct dash_view {
 	const char *recording;	/* path, or NULL */
 	uint64_t recorded;	/* records written or buffered */
 	uint64_t recording_bytes;
+	const char *const *ifaces_lost;	/* interfaces listened on that went
+					 * away (DEV or DEV@NETNS)
+					 */
+	size_t nifaces_lost;
 	struct dash_row *rows;
 	size_t nrows;
 };

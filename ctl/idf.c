@@ -8,16 +8,20 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "idf.h"
 #include "lehmer.h"
 #include "rng.h"
+#include "text.h"
 
 struct tok {
 	char *s;		/* NUL-terminated, inside the line buffer */
@@ -297,12 +301,86 @@ void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
 
 /* Diagnostics */
 
+/* d->msg: "TG 3: body", "TGs 1..30, 35: body", "TGs 1..2 have no ..." */
+static void diag_render(struct idf_diag *d)
+{
+	char ids[128];
+	size_t n = 0, listed = 0;
+	bool has = !strncmp(d->body, "has ", 4);
+	unsigned int i;
+
+	ids[0] = '\0';
+	for (i = 0; i < d->nranges && n < sizeof(ids); i++) {
+		const char *sep = i ? ", " : "";
+
+		if (d->tgs[i].lo == d->tgs[i].hi)
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%u",
+					      sep, d->tgs[i].lo);
+		else
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n,
+					      "%s%u..%u", sep, d->tgs[i].lo,
+					      d->tgs[i].hi);
+		listed += (size_t)d->tgs[i].hi - d->tgs[i].lo + 1;
+	}
+	if (d->ntgs > listed && n < sizeof(ids))
+		snprintf(ids + n, sizeof(ids) - n, " and %zu more",
+			 d->ntgs - listed);
+	if (d->ntgs == 1)
+		snprintf(d->msg, sizeof(d->msg), "TG %s%s%s", ids,
+			 has ? " " : ": ", d->body);
+	else
+		snprintf(d->msg, sizeof(d->msg), "TGs %s%s%s", ids,
+			 has ? " have " : ": ", has ? d->body + 4 : d->body);
+}
+
+/* One more TG the diagnostic is about, in file order. */
+static void diag_add_tg(struct idf_diag *d, uint32_t id)
+{
+	unsigned int r = d->nranges;
+
+	/* the TGs past the last range that fits are counted, not listed */
+	if (r && d->tgs[r - 1].hi != UINT32_MAX && d->tgs[r - 1].hi + 1 == id) {
+		d->tgs[r - 1].hi = id;
+	} else if (r < IDF_DIAG_RANGES) {
+		d->tgs[r].lo = d->tgs[r].hi = id;
+		d->nranges++;
+	}
+	d->ntgs++;
+	diag_render(d);
+}
+
+/*
+ * A message; file content in it is escaped. One that starts "TG %u" is
+ * a check of that TG: the same message at the same place about another
+ * TG (a mistake in the globals), or the same "TG %u has ..." anywhere,
+ * names that TG too instead of being repeated.
+ */
 static void diag(struct idf_file *f, bool warning, unsigned int src,
 		 unsigned int line, unsigned int col, const char *fmt,
 		 va_list ap)
 {
 	struct idf_diag *d;
+	char text[1024], body[sizeof(d->body)];
+	bool about_tg = !strncmp(fmt, "TG %u", 5);
+	uint32_t id = 0;
+	size_t i;
 
+	if (about_tg) {
+		id = va_arg(ap, unsigned int);
+		fmt += fmt[5] == ':' ? 7 : 6;	/* "TG %u: " or "TG %u " */
+	}
+	vsnprintf(text, sizeof(text), fmt, ap);
+	text_escape(body, sizeof(body), text);
+	for (i = 0; about_tg && i < f->ndiags; i++) {
+		d = &f->diags[i];
+		if (!d->ntgs || d->warning != warning || strcmp(d->body, body))
+			continue;
+		if (strncmp(body, "has ", 4) && (d->loc.src != src ||
+		    d->loc.line != line || d->loc.col != col))
+			continue;
+		diag_add_tg(d, id);
+		return;
+	}
 	if (warning)
 		f->nwarnings++;
 	else
@@ -310,11 +388,17 @@ static void diag(struct idf_file *f, bool warning, unsigned int src,
 	if (f->ndiags == IDF_MAX_DIAGS)
 		return;
 	d = &f->diags[f->ndiags++];
+	memset(d, 0, sizeof(*d));
 	d->loc.line = line;
 	d->loc.col = col;
 	d->loc.src = src;
 	d->warning = warning;
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	if (about_tg) {
+		strcpy(d->body, body);
+		diag_add_tg(d, id);
+	} else {
+		text_escape(d->msg, sizeof(d->msg), text);
+	}
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -358,22 +442,37 @@ const char *idf_source_name(const struct idf_file *f, unsigned int src)
 
 void idf_print_diags(const struct idf_file *f, FILE *out)
 {
+	char name[IDF_PATH_MAX + 1];
 	size_t i;
 
 	for (i = 0; i < f->ndiags; i++) {
 		const struct idf_diag *d = &f->diags[i];
 		const char *kind = d->warning ? "warning" : "error";
 
+		/* an included file's name comes from a file too */
+		text_escape(name, sizeof(name), idf_source_name(f, d->loc.src));
 		if (d->loc.line)
-			fprintf(out, "%s:%u:%u: %s: %s\n",
-				idf_source_name(f, d->loc.src), d->loc.line,
+			fprintf(out, "%s:%u:%u: %s: %s\n", name, d->loc.line,
 				d->loc.col, kind, d->msg);
 		else
-			fprintf(out, "%s: %s: %s\n", f->name, kind, d->msg);
+			fprintf(out, "%s: %s: %s\n", name, kind, d->msg);
 	}
 	if (f->nerrors + f->nwarnings > f->ndiags)
 		fprintf(out, "%s: %zu more errors or warnings not shown\n",
 			f->name, f->nerrors + f->nwarnings - f->ndiags);
+}
+
+void idf_print_tg_error(const struct idf_file *f, const struct idf_tg *tg,
+			const char *msg, FILE *out)
+{
+	const struct idf_loc *at = &tg->loc[idf_has(tg, IDF_KW_dist) ?
+					    IDF_KW_dist : IDF_KW_tgid];
+	char name[IDF_PATH_MAX + 1], text[512];
+
+	text_escape(name, sizeof(name), idf_source_name(f, at->src));
+	text_escape(text, sizeof(text), msg);
+	fprintf(out, "%s:%u:%u: error: TG %u: %s\n", name, at->line, at->col,
+		tg->id, text);
 }
 
 /* Numbers */
@@ -442,12 +541,23 @@ struct unit {
 	int exp;		/* power of ten of the base unit */
 };
 
+/* Why s is refused when it is a negative number: NULL if it is not one. */
+static const char *negative(const char *s)
+{
+	if (s[0] == '-' && (isdigit((unsigned char)s[1]) || s[1] == '.'))
+		return "negative values are not allowed";
+	return NULL;
+}
+
 static int parse_with_units(const char *s, const struct unit *units,
 			    int bare_exp, uint64_t *out, const char **why)
 {
 	size_t n = strlen(s), k = n;
 	const struct unit *u;
 
+	*why = negative(s);
+	if (*why)
+		return -1;
 	while (k > 0 && isalpha((unsigned char)s[k - 1]))
 		k--;
 	if (k == n)
@@ -639,7 +749,8 @@ static struct tok *maybe(struct parser *p)
 	if (p->pos >= p->ntok)
 		return NULL;
 	s = p->toks[p->pos].s;
-	if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+	/* a negative number too, to be refused as one */
+	if (!isdigit((unsigned char)s[0]) && s[0] != '.' && !negative(s))
 		return NULL;
 	return &p->toks[p->pos++];
 }
@@ -659,6 +770,8 @@ static int expected(struct parser *p, const struct tok *t, const char *what,
 /* Arguments */
 
 #define WHAT_LEN	"a length in bytes"
+#define WHY_LEN_MAX \
+	"a 9000-byte jumbo MTU + Ethernet 14 + VLAN 4; the interface's MTU + 14 may allow less"
 #define WHAT_INTA	"a time (ms, or a unit: ns, us, ms, s)"
 #define WHAT_TIME	"a time (s, or a unit: ns, us, ms, s)"
 #define WHAT_THRO	"a throughput in bit/s (suffixes k, M, G)"
@@ -668,7 +781,7 @@ static int arg_uint(struct parser *p, const struct tok *t, uint64_t min,
 		    uint64_t max, const char *what, uint64_t *v)
 {
 	if (parse_uint(t->s, max, v) || *v < min)
-		return expected(p, t, what, NULL);
+		return expected(p, t, what, negative(t->s));
 	return 0;
 }
 
@@ -686,10 +799,19 @@ static int arg_len(struct parser *p, const struct tok *t, uint32_t *len)
 {
 	uint64_t v;
 
-	if (parse_uint(t->s, 1000000, &v))
-		return expected(p, t, WHAT_LEN, NULL);
-	*len = (uint32_t)v;
-	return 0;
+	if (!parse_uint(t->s, IDF_LEN_MAX, &v)) {
+		*len = (uint32_t)v;
+		return 0;
+	}
+	/* a number above the largest, or with more digits than a uint64_t */
+	if (!parse_uint(t->s, UINT64_MAX, &v) ||
+	    !t->s[strspn(t->s, "0123456789")]) {
+		error_at(p->f, p->line, t->col,
+			 "'%s' %s is above the largest frame, %u bytes (%s)",
+			 kw(p), t->s, IDF_LEN_MAX, WHY_LEN_MAX);
+		return -1;
+	}
+	return expected(p, t, WHAT_LEN, negative(t->s));
 }
 
 static int arg_thro(struct parser *p, const struct tok *t, uint64_t *v)
@@ -1007,7 +1129,7 @@ static int arg_param(struct parser *p, const struct tok *t,
 		ok = ok && (k == P_POS ? *v > 0 : k == P_RATIO ? *v >= 1 :
 			    *v > 0 && *v < 1);
 	}
-	return ok ? 0 : expected(p, t, desc, why);
+	return ok ? 0 : expected(p, t, desc, why ? why : negative(t->s));
 }
 
 /* FILE, relative to the IDF's directory unless absolute. */
@@ -1574,7 +1696,7 @@ static int parse_listen(struct parser *p, struct idf_tg *tg)
 			if (!strcmp(f->listen[i].dev, l.dev) &&
 			    !strcmp(f->listen[i].netns, l.netns)) {
 				error_at(f, p->line, t->col,
-					 "'%s' is listed twice (first at line %u)",
+					 "'listen' names '%s' twice (first at line %u)",
 					 t->s, f->listen[i].loc.line);
 				return -1;
 			}
@@ -1750,6 +1872,8 @@ static size_t *id_slot(struct idf_file *f, uint32_t id)
 	return &f->id_slots[i];
 }
 
+#define WHAT_TGID	"a TG number from 1 to 4294967295"
+
 static int start_tg(struct parser *p, const struct tok *kt,
 		    const struct tok *t)
 {
@@ -1758,9 +1882,7 @@ static int start_tg(struct parser *p, const struct tok *kt,
 	uint64_t id = 0;
 	bool bad;
 
-	p->last_kw = IDF_KW_tgid;
-	bad = !t || arg_uint(p, t, 1, UINT32_MAX,
-			     "a TG number from 1 to 4294967295", &id);
+	bad = !t || arg_uint(p, t, 1, UINT32_MAX, WHAT_TGID, &id);
 	if (f->ntgs == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 16;
 		struct idf_tg *n = realloc(f->tgs, cap * sizeof(*n));
@@ -1812,7 +1934,11 @@ static int parse_line(struct parser *p)
 		const char *near;
 
 		if (k == IDF_KW_tgid) {
-			struct tok *v = need(p, "a TG number");
+			struct tok *v;
+
+			/* need() names the keyword being read: this one */
+			p->last_kw = IDF_KW_tgid;
+			v = need(p, WHAT_TGID);
 
 			if (start_tg(p, t, v))
 				return -ENOMEM;
@@ -1938,7 +2064,8 @@ static int tokenize(struct parser *p, char *line)
 	return 0;
 }
 
-static int read_file(const char *path, char **text, size_t *text_len);
+static int read_file(const char *path, bool regular, char **text,
+		     size_t *text_len, const char **why);
 
 /* Every line of in, into p's file (the one in f->cur_src). */
 static int parse_stream(struct parser *p, FILE *in)
@@ -1990,6 +2117,7 @@ static int parse_include(struct parser *p, struct idf_tg *tg)
 	const struct parser *up;
 	struct idf_source *src, *n;
 	struct parser saved;
+	const char *why;
 	struct tok *t;
 	FILE *in;
 	int dir, err = 0;
@@ -2026,10 +2154,11 @@ static int parse_include(struct parser *p, struct idf_tg *tg)
 			free(src->name);
 			return -1;
 		}
-	err = read_file(src->name, &src->text, &src->text_len);
+	/* a FIFO or a device would block or never end */
+	err = read_file(src->name, true, &src->text, &src->text_len, &why);
 	if (err) {
-		error_at(f, p->line, t->col, "cannot read '%s': %s", src->name,
-			 strerror(-err));
+		error_at(f, p->line, t->col, "'include' cannot read '%s': %s",
+			 src->name, why ? why : strerror(-err));
 		free(src->name);
 		free(src->text);
 		return -1;
@@ -2087,6 +2216,65 @@ static void compute_len(struct idf_file *f, struct idf_tg *tg,
 		return;
 	}
 	tg->len_max = tg->len_min = (uint32_t)len;
+}
+
+/*
+ * No link sends frames closer than their time on the wire. The fastest
+ * Ethernet, 800 Gbit/s (IEEE 802.3df), carries a frame of LEN bytes as
+ * `pkts` counts them as LEN + 24 bytes (FCS 4, preamble and start
+ * delimiter 8, inter-frame gap 12): (LEN + 24) / 100 ns. A rate whose
+ * mean gap is shorter than that of the mean frame is refused.
+ */
+#define IDF_WIRE_GBPS		800
+#define IDF_WIRE_EXTRA		24	/* bytes: FCS 4, preamble 8, gap 12 */
+
+static void check_wire_rate(struct idf_file *f, const struct idf_tg *tg)
+{
+	uint64_t ok = tg->set & ~tg->bad;
+	/* twice the mean length, and of its bytes on the wire */
+	uint64_t len2 = (uint64_t)tg->len_min + tg->len_max;
+	uint64_t wire2 = len2 + 2 * IDF_WIRE_EXTRA;
+	double wire_ns = wire2 * 4.0 / IDF_WIRE_GBPS;
+	unsigned __int128 gap2;
+	char len_s[64], by[64], tail[96];
+	enum idf_kw k;
+
+	if (idf_dist_sets_gaps(tg->dist) || (idf_has(tg, IDF_KW_dist) &&
+					     !(ok & IDF_KW_BIT(IDF_KW_dist))))
+		return;
+	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
+		/* the gap, len * 8 / thro s, against wire * 8 / 800e9 s */
+		if (!(ok & IDF_KW_BIT(IDF_KW_thro)) ||
+		    (unsigned __int128)len2 * IDF_WIRE_GBPS * 1000000000ULL >=
+		    (unsigned __int128)wire2 * tg->thro_req)
+			return;
+		k = IDF_KW_thro;
+		snprintf(by, sizeof(by), "'thro' %llu bit/s",
+			 (unsigned long long)tg->thro_req);
+		snprintf(tail, sizeof(tail), "'thro' can be %llu bit/s at most",
+			 (unsigned long long)((unsigned __int128)len2 *
+			 IDF_WIRE_GBPS * 1000000000ULL / wire2));
+	} else {
+		/* the gap, gap2 / 2 ns, against wire * 8 / 800 ns */
+		gap2 = (unsigned __int128)tg->inta_min + tg->inta_max;
+		if (!(ok & IDF_KW_BIT(IDF_KW_inta)) || !gap2 ||
+		    gap2 * IDF_WIRE_GBPS >= (unsigned __int128)wire2 * 8)
+			return;
+		k = IDF_KW_inta;
+		snprintf(by, sizeof(by), "'inta'%s",
+			 tg->inta_min != tg->inta_max ? ", on average" : "");
+		snprintf(tail, sizeof(tail), "'inta' must be %.6g ns at least",
+			 wire_ns);
+	}
+	if (tg->len_min == tg->len_max)
+		snprintf(len_s, sizeof(len_s), "a %u-byte frame", tg->len_max);
+	else
+		snprintf(len_s, sizeof(len_s), "a frame of %.6g bytes on average",
+			 len2 / 2.0);
+	error_loc(f, &tg->loc[k],
+		  "TG %u: %s every %.9g ns (%s) is faster than any link carries: a frame is %.6g bytes on the wire (+ FCS 4, preamble 8, inter-frame gap 12), %.6g ns at %u Gbit/s, the fastest Ethernet; %s",
+		  tg->id, len_s, idf_mean_gap_ns(tg), by,
+		  wire2 / 2.0, wire_ns, IDF_WIRE_GBPS, tail);
 }
 
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
@@ -2159,16 +2347,8 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "TG %u: 'pkts' %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
 			  tg->id, tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
 			  v6 ? "IPv6 40" : "IPv4 20");
-	if (KNOWN(pkts) && tg->len_max > IDF_LEN_MAX)
-		error_loc(f, &tg->loc[IDF_KW_pkts],
-			  "TG %u: 'pkts' %u is above the largest frame, %u bytes",
-			  tg->id, tg->len_max, IDF_LEN_MAX);
-	if (KNOWN(thro) && KNOWN(pkts) &&
-	    tg->thro_req > (uint64_t)tg->len_max * 8 * 1000000000ULL)
-		error_loc(f, &tg->loc[IDF_KW_thro],
-			  "TG %u: 'thro' %llu bit/s with %u-byte packets needs gaps below a nanosecond",
-			  tg->id, (unsigned long long)tg->thro_req,
-			  tg->len_max);
+	if (KNOWN(pkts) && tg->len_min >= min_len)
+		check_wire_rate(f, tg);
 	if (idf_dist_sets_gaps(tg->dist) || (GIVEN(dist) && !KNOWN(dist))) {
 		/* warned above */
 	} else if (GIVEN(thro) && GIVEN(pkts) && GIVEN(inta) &&
@@ -2241,8 +2421,64 @@ int idf_validate(struct idf_file *f)
 	return f->nerrors ? -1 : 0;
 }
 
-/* A whole file, which a recording keeps as the run's description. */
-static int read_file(const char *path, char **text, size_t *text_len)
+/* What a file that is not a regular one is. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO, not a regular file";
+	if (S_ISDIR(mode))
+		return "a directory, not a regular file";
+	if (S_ISCHR(mode))
+		return "a character device, not a regular file";
+	if (S_ISBLK(mode))
+		return "a block device, not a regular file";
+	if (S_ISSOCK(mode))
+		return "a socket, not a regular file";
+	return "not a regular file";
+}
+
+FILE *idf_fopen_regular(const char *path, const char **why)
+{
+	struct stat st;
+	FILE *in;
+	int fd;
+
+	/* look before opening: opening a FIFO blocks, a device may act */
+	if (stat(path, &st)) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = file_kind(st.st_mode);
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	/* what was opened, should the name have changed since */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = file_kind(st.st_mode);
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	in = fdopen(fd, "r");
+	if (!in) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return in;
+}
+
+/*
+ * A whole file, which a recording keeps as the run's description; regular:
+ * only a regular file (*why: what it is instead, or strerror).
+ */
+static int read_file(const char *path, bool regular, char **text,
+		     size_t *text_len, const char **why)
 {
 	size_t cap = 0, n;
 	FILE *in;
@@ -2251,7 +2487,8 @@ static int read_file(const char *path, char **text, size_t *text_len)
 
 	*text = NULL;
 	*text_len = 0;
-	in = fopen(path, "r");
+	*why = NULL;
+	in = regular ? idf_fopen_regular(path, why) : fopen(path, "r");
 	if (!in)
 		return -errno;
 	errno = 0;
@@ -2284,6 +2521,7 @@ static int read_file(const char *path, char **text, size_t *text_len)
 
 int idf_load(struct idf_file *f, const char *path)
 {
+	const char *why;
 	FILE *in;
 	int err;
 
@@ -2291,7 +2529,7 @@ int idf_load(struct idf_file *f, const char *path)
 	f->name = strdup(path);
 	if (!f->name)
 		return -ENOMEM;
-	err = read_file(path, &f->text, &f->text_len);
+	err = read_file(path, false, &f->text, &f->text_len, &why);
 	if (err)
 		return err;
 	if (f->text_len) {

@@ -233,10 +233,21 @@ struct idf_ctrl {
 	struct idf_loc loc;
 };
 
+#define IDF_DIAG_RANGES		8	/* runs of tgids a diagnostic lists */
+
 struct idf_diag {
 	struct idf_loc loc;	/* line 0: about the whole file */
 	bool warning;
-	char msg[240];
+	char msg[400];		/* file content in it escaped (text.h) */
+	/*
+	 * A check of a whole TG: the message without "TG N", and the TGs it
+	 * was found in. The same message at the same place (a global) is
+	 * one diagnostic naming every TG it is about.
+	 */
+	char body[320];
+	size_t ntgs;		/* 0: not about TGs */
+	unsigned int nranges;
+	struct { uint32_t lo, hi; } tgs[IDF_DIAG_RANGES];	/* tgids */
 };
 
 struct idf_file {
@@ -275,11 +286,25 @@ int idf_parse(struct idf_file *f, FILE *in);
 int idf_validate(struct idf_file *f);
 void idf_free(struct idf_file *f);
 
+/*
+ * path opened for reading if it is a regular file (`include`, trace and
+ * pcap files): a FIFO would block, a device never end. NULL with *why
+ * saying what it is instead, or why it did not open.
+ */
+FILE *idf_fopen_regular(const char *path, const char **why);
+
 /* The name of the file a struct idf_loc.src names. */
 const char *idf_source_name(const struct idf_file *f, unsigned int src);
 
 /* Print the diagnostics as `file:line:col: error: message`. */
 void idf_print_diags(const struct idf_file *f, FILE *out);
+
+/*
+ * A TG's error found once the file was valid (its timetable: a trace or
+ * pcap file), as `file:line:col: error: TG N: msg` at its `dist`.
+ */
+void idf_print_tg_error(const struct idf_file *f, const struct idf_tg *tg,
+			const char *msg, FILE *out);
 
 /* The keyword's name and argument grammar. */
 const char *idf_kw_name(enum idf_kw kw);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
+#include <linux/if_ether.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -15,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "iface.h"
@@ -40,19 +44,100 @@ int netns_open(const char *name)
 	return fd;
 }
 
+static int in_netns(int netns_fd, const char *netns,
+		    int (*fn)(const char *where, void *arg), void *arg);
+
+/* The cookie of the namespace we are in (0: the kernel has none). */
+static int cookie_here(const char *where, void *arg)
+{
+	socklen_t len = sizeof(uint64_t);
+	uint64_t *cookie = arg;
+	int s, err = 0;
+
+	*cookie = 0;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		err = -errno;
+		pr_err("cannot make a socket in %s: %s\n", where, strerror(-err));
+		return err;
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		*cookie = 0;
+	close(s);
+	return err;
+}
+
+/* Which namespace fd is: its cookie, or (older kernels) its inode. */
+static int netns_identify(int fd, const char *name, struct netns_ref *id)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return in_netns(fd, name, cookie_here, &id->cookie);
+}
+
+/* The namespace fd is the one the ref first opened; else -ESTALE. */
+static int netns_same(const struct netns_ref *ref, int fd)
+{
+	struct netns_ref now;
+	struct stat st;
+	int err;
+
+	/* Not a namespace at all (`ip netns del` half done, or a file). */
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_dev != ref->dev)
+		return -ESTALE;
+	err = netns_identify(fd, ref->name, &now);
+	if (err)
+		return err;
+	if (ref->cookie || now.cookie)
+		return now.cookie == ref->cookie ? 0 : -ESTALE;
+	return now.dev == ref->dev && now.ino == ref->ino ? 0 : -ESTALE;
+}
+
+/* After a release: open the namespace again, silently, if it is the same. */
+static int netns_reopen(struct netns_ref *ref)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, ref->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = netns_same(ref, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	ref->fd = fd;
+	return 0;
+}
+
 int netns_cache_get(struct netns_cache *c, const char *name, int *fd)
 {
 	struct netns_ref *n;
 	size_t i;
+	int err;
 
 	*fd = -1;
 	if (!name[0])
 		return 0;
 	for (i = 0; i < c->n; i++) {
-		if (!strcmp(c->refs[i].name, name)) {
-			*fd = c->refs[i].fd;
-			return *fd < 0 ? *fd : 0;
+		n = &c->refs[i];
+		if (strcmp(n->name, name))
+			continue;
+		if (n->fd == -EBADF) {
+			err = netns_reopen(n);
+			if (err)
+				return err;
 		}
+		*fd = n->fd;
+		return *fd < 0 ? *fd : 0;
 	}
 	n = realloc(c->refs, (c->n + 1) * sizeof(*n));
 	if (!n) {
@@ -60,20 +145,59 @@ int netns_cache_get(struct netns_cache *c, const char *name, int *fd)
 		return -ENOMEM;
 	}
 	c->refs = n;
-	*fd = netns_open(name);
-	c->refs[c->n].name = name;
-	c->refs[c->n].fd = *fd;
-	c->n++;
+	n = &c->refs[c->n++];
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->fd = netns_open(name);
+	if (n->fd >= 0) {
+		err = netns_identify(n->fd, name, n);
+		if (err) {
+			pr_err("cannot tell which namespace %s is: %s\n", name,
+			       strerror(-err));
+			close(n->fd);
+			n->fd = err;
+		}
+		n->known = !err;
+	}
+	*fd = n->fd;
 	return *fd < 0 ? *fd : 0;
+}
+
+void netns_cache_release(struct netns_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->refs[i].fd < 0)
+			continue;
+		close(c->refs[i].fd);
+		c->refs[i].fd = -EBADF;
+	}
+}
+
+bool netns_cache_deleted(const struct netns_cache *c, const char *name)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->refs[i].name, name) || !c->refs[i].known)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT;
+		err = netns_same(&c->refs[i], fd);
+		close(fd);
+		return err == -ESTALE;
+	}
+	return false;
 }
 
 void netns_cache_close(struct netns_cache *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->refs[i].fd >= 0)
-			close(c->refs[i].fd);
+	netns_cache_release(c);
 	free(c->refs);
 	c->refs = NULL;
 	c->n = 0;
@@ -167,6 +291,42 @@ static int find_dst(const struct tg_lookup *l, const char *where)
 	return err;
 }
 
+/* dev's MTU in the namespace we are in; 0 or -errno. */
+static int dev_mtu(const char *dev, unsigned int *mtu)
+{
+	struct ifreq ifr;
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFMTU, &ifr))
+		err = -errno;
+	else
+		*mtu = (unsigned int)ifr.ifr_mtu;
+	close(fd);
+	return err;
+}
+
+/*
+ * The TG's frames fit dev: the module takes MTU + Ethernet header at
+ * most. A model that draws the lengths (trace, presets) is left to it.
+ */
+static int check_mtu(const struct idf_tg *tg, const char *where)
+{
+	unsigned int mtu = 0;
+
+	if (idf_dist_sets_lengths(tg->dist) || dev_mtu(tg->dev, &mtu) ||
+	    tg->len_max <= (uint64_t)mtu + ETH_HLEN)
+		return 0;
+	pr_err("TG %u: 'pkts' %u is above the largest frame '%s' in %s sends, %llu bytes (its MTU %u + Ethernet %u)\n",
+	       tg->id, tg->len_max, tg->dev, where,
+	       (unsigned long long)mtu + ETH_HLEN, mtu, ETH_HLEN);
+	return -EMSGSIZE;
+}
+
 static int lookup(const char *where, void *arg)
 {
 	const struct tg_lookup *l = arg;
@@ -182,6 +342,9 @@ static int lookup(const char *where, void *arg)
 		       where);
 		return -(err ? err : ENODEV);
 	}
+	err = check_mtu(tg, where);
+	if (err)
+		return err;
 	*src = tg->src;
 	if (src->family)
 		return find_dst(l, where);

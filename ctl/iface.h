@@ -7,8 +7,10 @@
 #ifndef MTGCTL_IFACE_H
 #define MTGCTL_IFACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "idf.h"
 
@@ -17,17 +19,38 @@
 /* An fd of /run/netns/NAME, or -errno (reported). */
 int netns_open(const char *name);
 
-/* Namespaces opened by name, each once. */
+/*
+ * Namespaces opened by name, each once. An open fd keeps its namespace
+ * alive: once the module holds what it needs (an interface, a TG's
+ * device), netns_cache_release() lets the namespaces go, so that `ip
+ * netns del` really deletes one; a later get opens it again, and only if
+ * the name still holds the namespace first opened.
+ */
 struct netns_cache {
 	struct netns_ref {
 		const char *name;
-		int fd;			/* or -errno */
+		int fd;			/* or -errno; -EBADF: released */
+		bool known;		/* opened once: which namespace it was */
+		uint64_t cookie;	/* its SO_NETNS_COOKIE (never reused);
+					 * 0: the kernel has none (< 5.14)
+					 */
+		dev_t dev;		/* else its nsfs inode (reused once */
+		ino_t ino;		/* the namespace is gone) */
 	} *refs;
 	size_t n;
 };
 
-/* The fd of namespace name ("": ours, -1); 0 or -errno (reported once). */
+/*
+ * The fd of namespace name ("": ours, -1); 0 or -errno. The first open
+ * reports its error (once); after a release, -ENOENT says that the
+ * namespace was deleted and -ESTALE that the name now holds another one,
+ * unreported (the caller names what needed it).
+ */
 int netns_cache_get(struct netns_cache *c, const char *name, int *fd);
+/* Close the fds (fds got before are no longer valid); names stay known. */
+void netns_cache_release(struct netns_cache *c);
+/* Namespace name, opened before, is no longer at its name (deleted). */
+bool netns_cache_deleted(const struct netns_cache *c, const char *name);
 void netns_cache_close(struct netns_cache *c);
 
 /* The ifindex of dev in namespace netns_fd (-1: ours); -errno reported. */

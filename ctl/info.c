@@ -148,14 +148,17 @@ static void print_text(struct info *in)
 	if (r->complete)
 		printf("not written: %" PRIu64 ", ring drops: %" PRIu64 ", ended %" PRIu64 " (CLOCK_TAI)\n",
 		       r->h.not_written, r->h.ring_drops, r->h.end_ns);
+	if (r->h.ifaces_lost)
+		printf("interfaces that went away while it recorded: %u (nothing was received on them after that)\n",
+		       r->h.ifaces_lost);
 	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
 	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
 	if (r->h.version == REC_VERSION_EXTRAS) {
-		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists), %u not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
+		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
 		       r->has_extras ? r->xh.entries : 0,
 		       in->extras[REC_EXTRA_CTRL],
 		       in->extras[REC_EXTRA_PAYLOAD],
-		       in->extras[REC_EXTRA_WRONG_BITS], r->h.extras_lost,
+		       in->extras[REC_EXTRA_WRONG_BITS], r->xh.extras_lost,
 		       r->xh.ctrl_drops, r->xh.keep_drops);
 	}
 	for (i = 0; i < in->flows.n; i++) {
@@ -193,6 +196,7 @@ static void print_json(struct info *in)
 		json_knull(&j, "ring_drops");
 		json_knull(&j, "end_ns");
 	}
+	json_ku64(&j, "ifaces_lost", r->h.ifaces_lost);
 	json_ku64(&j, "hdr_corrupt", in->hdr_corrupt);
 	json_key(&j, "flows");
 	json_arr_begin(&j);
@@ -211,6 +215,7 @@ static void print_json(struct info *in)
 		json_ku64(&j, "bit_errors", m->bit_errors);
 		json_ku64(&j, "bits", m->bits);
 		json_ku64(&j, "csum_bad", m->csum_bad);
+		json_ku64(&j, "implausible", m->implausible);
 		json_key(&j, "owd_ns");
 		json_obj_begin(&j);
 		if (owd.valid) {
@@ -227,7 +232,7 @@ static void print_json(struct info *in)
 	if (r->h.version == REC_VERSION_EXTRAS) {
 		json_obj_begin(&j);
 		json_ku64(&j, "entries", r->has_extras ? r->xh.entries : 0);
-		json_ku64(&j, "not_written", r->h.extras_lost);
+		json_ku64(&j, "not_written", r->xh.extras_lost);
 		json_ku64(&j, "ctrl_drops", r->xh.ctrl_drops);
 		json_ku64(&j, "keep_drops", r->xh.keep_drops);
 		json_ku64(&j, "payloads", in->extras[REC_EXTRA_PAYLOAD]);

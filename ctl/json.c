@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "json.h"
+#include "text.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -76,31 +77,6 @@ void json_arr_begin(struct json *j)
 void json_arr_end(struct json *j)
 {
 	json_close(j, ']');
-}
-
-/* Bytes of the UTF-8 sequence at s (1 to 4), or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* No overlong forms, surrogates or code points above U+10FFFF. */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
 }
 
 /* A JSON string; bytes that are not UTF-8 become U+FFFD. */

@@ -186,9 +186,19 @@ static int watch(struct show *sh, struct listening *ls, uint32_t run_id,
 		if (stop_signal || sh->quits || ls->write_failed ||
 		    (duration && now - start >= duration))
 			return 0;
+		if (listening_all_lost(ls)) {
+			FILE *f = ls->rx.events ? ls->rx.events : sh->say;
+
+			fprintf(f, "every interface listened on went away: nothing more can arrive, listening ends\n");
+			fflush(f);
+			return 0;
+		}
 		if (sh->dash_on)
 			dash_turn(sh, ls, run_id, start, now, &next_draw);
 		if (now >= next) {
+			/* What a line counts as recorded is on the disk. */
+			if (!sh->dash_on)
+				listening_sync(ls, now);
 			if (sh->stream) {
 				err = build_view(sh, ls, run_id, start, now,
 						 "listening");
@@ -264,6 +274,8 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	if (listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
 			     start))
 		goto err_abandon;
+	/* The module holds the interfaces: `ip netns del` really deletes. */
+	netns_cache_release(&ns);
 	mi.start_ns = start;
 	mi.devs = ls.devs;
 	mi.ndevs = ls.ndevs;

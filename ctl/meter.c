@@ -160,12 +160,16 @@ int meter_add(struct meter *m, const struct mtg_rx_rec *r)
 		m->first_rx_ns = r->rx_ns;
 	}
 	m->records++;
+	m->last_rx_ns = r->rx_ns;
+	if (seq >= METER_SEQ_LIMIT) {
+		m->implausible++;
+		return 0;
+	}
 	m->bytes += r->len;
 	m->bit_errors += r->wrong_bits;
 	m->bits += (uint64_t)r->payload_len * 8;
 	if (r->flags & MTG_RX_F_CSUM_BAD)
 		m->csum_bad++;
-	m->last_rx_ns = r->rx_ns;
 
 	if (!m->received || seq >= m->next_exp) {
 		if (m->received)

@@ -15,7 +15,11 @@
  *   sound header, duplicates included; BER is bit errors over bits
  *   compared;
  * - one-way delay: receive stamp minus TX stamp, of first arrivals whose
- *   stamps the checksums vouch for.
+ *   stamps the checksums vouch for;
+ * - implausible: records whose sequence number is METER_SEQ_LIMIT or more,
+ *   which no sender reaches (2^63 packets): counted in records and here,
+ *   and nowhere else (their packet is as if it never came), so that no
+ *   count wraps.
  *
  * Records whose header failed its CRC belong to no flow (their ids cannot
  * be trusted): the caller counts them.
@@ -32,6 +36,7 @@
 
 #define METER_WINDOW	65536	/* sequence numbers, a power of two */
 #define METER_GAPS	4	/* the latest gaps kept */
+#define METER_SEQ_LIMIT	(1ULL << 63)	/* a sequence number never sent */
 
 struct meter {
 	uint32_t run_id;
@@ -45,6 +50,7 @@ struct meter {
 	uint64_t bit_errors;
 	uint64_t bits;		/* payload bits compared */
 	uint64_t csum_bad;	/* records whose stamps are not vouched for */
+	uint64_t implausible;	/* records with seq >= METER_SEQ_LIMIT */
 	uint64_t owd_count;	/* one-way delays taken */
 	uint64_t owd_sum;	/* ns */
 	uint64_t owd_max;	/* ns */

@@ -338,15 +338,14 @@ static int pcap_load(struct model_gen *g, FILE *in, const char *path,
 	return 0;
 }
 
-static int file_init(struct model_gen *g, char *err, size_t size)
+static int file_load(struct model_gen *g, char *err, size_t size)
 {
-	const char *path = g->tg->dist_file;
-	FILE *in = fopen(path, "r");
+	const char *path = g->tg->dist_file, *why;
+	FILE *in = idf_fopen_regular(path, &why);
 	int ret;
 
 	if (!in) {
-		snprintf(err, size, "cannot read %s: %s", path,
-			 strerror(errno));
+		snprintf(err, size, "cannot read %s: %s", path, why);
 		return -1;
 	}
 	ret = g->tg->dist == IDF_DIST_TRACE ?
@@ -366,6 +365,17 @@ static int file_init(struct model_gen *g, char *err, size_t size)
 	if (!ret)
 		file_gaps(g);
 	return ret;
+}
+
+/* The file's entries; an error names the keyword that gave the file. */
+static int file_init(struct model_gen *g, char *err, size_t size)
+{
+	int k = snprintf(err, size, "'dist %s': ",
+			 idf_dist_name(g->tg->dist));
+
+	if (k < 0 || (size_t)k >= size)
+		k = 0;
+	return file_load(g, err + k, size - (size_t)k);
 }
 
 /* fGn's autocovariance at lag k, unit variance. */

@@ -273,6 +273,14 @@ int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
 	return 0;
 }
 
+int mtg_dev_iface_info(struct mtg_dev *d, uint32_t id,
+		       struct mtg_iface_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->id = id;
+	return ioctl(d->fd, MTG_IOC_IFACE_INFO, info) ? -errno : 0;
+}
+
 int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id)
 {
 	return ioctl(d->fd, MTG_IOC_RX_SET_RUN, &run_id) ? -errno : 0;
@@ -409,7 +417,7 @@ const char *mtg_tg_start_hint(int err)
 	case EHOSTUNREACH:
 		return "the destination's MAC address could not be resolved (no ARP/ND answer): check 'dst' and the route, or give 'mac'";
 	case EADDRNOTAVAIL:
-		return "the source address is not usable on that interface";
+		return "the source address is not usable on that interface, or (IPv6) the interface has no usable link-local address to solicit the next hop from: give 'mac', or add the neighbour";
 	case EEXIST:
 		return "a TG with this tgid already runs in the session";
 	case EMSGSIZE:

@@ -17,15 +17,18 @@
 #include "summary.h"
 #include "tg_json.h"
 
-#define FLUSH_NS	1000000000ULL	/* the recording reaches the disk */
+void event_prefix(FILE *f, uint64_t t0, uint64_t t)
+{
+	uint64_t dt = t > t0 ? t - t0 : 0;
+
+	fprintf(f, "%4llu.%01llus event: ",
+		(unsigned long long)(dt / 1000000000ULL),
+		(unsigned long long)(dt / 100000000ULL % 10));
+}
 
 static void event_time(const struct receiver *x, uint64_t t)
 {
-	uint64_t dt = t > x->t0 ? t - x->t0 : 0;
-
-	fprintf(x->events, "%4llu.%01llus event: ",
-		(unsigned long long)(dt / 1000000000ULL),
-		(unsigned long long)(dt / 100000000ULL % 10));
+	event_prefix(x->events, x->t0, t);
 }
 
 static void print_tg_events(FILE *f, uint32_t events)
@@ -212,19 +215,6 @@ int64_t receiver_poll(struct receiver *x)
 /* A record's fields, as numpy's dtype description has them. */
 static void record_dtype(struct json *j)
 {
-	static const struct {
-		const char *name, *type;
-		unsigned int count;	/* 0: a scalar */
-	} fields[] = {
-		{ "rx_ns", "<u8", 0 }, { "seq", "<u8", 0 },
-		{ "sched_ns", "<u8", 0 }, { "tx_ns", "<u8", 0 },
-		{ "tp_ns", "<u8", 4 }, { "run_id", "<u4", 0 },
-		{ "tg_id", "<u4", 0 }, { "wrong_bits", "<u4", 0 },
-		{ "len", "<u2", 0 }, { "iface", "<u2", 0 },
-		{ "flags", "<u2", 0 }, { "nut", "u1", 6 }, { "ttl", "u1", 0 },
-		{ "tos", "u1", 0 }, { "payload_len", "<u2", 0 },
-		{ "reserved", "<u4", 0 },
-	};
 	size_t i;
 
 	json_key(j, "record");
@@ -232,13 +222,13 @@ static void record_dtype(struct json *j)
 	json_ku64(j, "bytes", sizeof(struct mtg_rx_rec));
 	json_key(j, "dtype");
 	json_arr_begin(j);
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	for (i = 0; i < REC_NFIELDS; i++) {
 		json_arr_begin(j);
-		json_str(j, fields[i].name);
-		json_str(j, fields[i].type);
-		if (fields[i].count) {
+		json_str(j, rec_fields[i].name);
+		json_str(j, rec_fields[i].type);
+		if (rec_fields[i].count) {
 			json_arr_begin(j);
-			json_u64(j, fields[i].count);
+			json_u64(j, rec_fields[i].count);
 			json_arr_end(j);
 		}
 		json_arr_end(j);
@@ -377,6 +367,11 @@ int listening_resolve(struct listening *ls, const struct idf_listen *l,
 		pr_err("out of memory\n");
 		return -ENOMEM;
 	}
+	ls->lost_names = calloc(n ? n : 1, sizeof(*ls->lost_names));
+	if (!ls->lost_names) {
+		pr_err("out of memory\n");
+		return -ENOMEM;
+	}
 	ls->idle_ns = RX_IDLE_MIN_NS;
 	for (i = 0; i < n; i++) {
 		struct listen_dev *d = &ls->devs[ls->ndevs++];
@@ -384,6 +379,8 @@ int listening_resolve(struct listening *ls, const struct idf_listen *l,
 		d->l = l[i];
 		if (!d->l.netns[0])
 			strcpy(d->l.netns, default_netns);
+		snprintf(d->name, sizeof(d->name), "%s%s%s", d->l.dev,
+			 d->l.netns[0] ? "@" : "", d->l.netns);
 		err = netns_cache_get(nc, d->l.netns, &d->netns_fd);
 		if (!err)
 			err = iface_index(d->netns_fd, d->l.netns, d->l.dev,
@@ -473,6 +470,54 @@ int listening_begin(struct listening *ls, const struct rec_meta *mi)
 	return err;
 }
 
+/* The recording's first write error, reported once: the run must end. */
+static void write_failure(struct listening *ls)
+{
+	if (ls->recording && ls->rec.error && !ls->write_failed) {
+		ls->write_failed = true;
+		pr_err("cannot write the recording %s: %s: stopping the run\n",
+		       ls->out, strerror(-ls->rec.error));
+	}
+}
+
+/*
+ * The session counts the interfaces that went away (its status page, no
+ * system call to read): when the count moves, find which, and say so.
+ */
+static void check_lost(struct listening *ls)
+{
+	struct mtg_iface_info info;
+	struct mtg_stats st;
+	struct timespec ts;
+	uint64_t now;
+	size_t i;
+
+	if (mtg_dev_status(ls->rx.dev, &st) || st.ifaces_lost == ls->module_lost)
+		return;
+	ls->module_lost = st.ifaces_lost;
+	/* Read now, after the count: later than any record of the device. */
+	clock_gettime(CLOCK_TAI, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	for (i = 0; i < ls->ndevs; i++) {
+		struct listen_dev *d = &ls->devs[i];
+
+		if (d->lost || mtg_dev_iface_info(ls->rx.dev, d->id, &info) ||
+		    info.state != MTG_IFACE_LOST)
+			continue;
+		d->lost = true;
+		d->lost_ns = now;
+		ls->lost_names[ls->nlost++] = d->name;
+		if (ls->rx.events) {
+			event_time(&ls->rx, now);
+			fprintf(ls->rx.events, "receive interface %s went away: nothing more is received on it\n",
+				d->name);
+			fflush(ls->rx.events);
+		}
+	}
+	if (ls->recording && !ls->rec.error)
+		rec_ifaces_lost(&ls->rec, (uint32_t)ls->nlost);
+}
+
 int64_t listening_poll(struct listening *ls, uint64_t now)
 {
 	int64_t got = receiver_poll(&ls->rx);
@@ -486,16 +531,27 @@ int64_t listening_poll(struct listening *ls, uint64_t now)
 		       ls->rx.dev->path, strerror((int)-got));
 		return got;
 	}
+	check_lost(ls);
 	if (ls->recording && !ls->rec.error && now >= ls->next_flush) {
 		rec_flush(&ls->rec);
-		ls->next_flush = now + FLUSH_NS;
+		ls->next_flush = now + LISTEN_FLUSH_NS;
 	}
-	if (ls->recording && ls->rec.error && !ls->write_failed) {
-		ls->write_failed = true;
-		pr_err("cannot write the recording %s: %s: stopping the run\n",
-		       ls->out, strerror(-ls->rec.error));
-	}
+	write_failure(ls);
 	return got;
+}
+
+void listening_sync(struct listening *ls, uint64_t now)
+{
+	if (!ls->recording || ls->rec.error)
+		return;
+	rec_flush(&ls->rec);
+	ls->next_flush = now + LISTEN_FLUSH_NS;
+	write_failure(ls);
+}
+
+bool listening_all_lost(const struct listening *ls)
+{
+	return ls->ndevs && ls->nlost == ls->ndevs;
 }
 
 void listening_wait(struct listening *ls, int64_t got)
@@ -526,6 +582,16 @@ static void shm_rx_stats(const struct mtg_dev *d, struct mtg_rx_stats *st)
 	memcpy(st, v, sizeof(*st));
 }
 
+/* The interfaces that went away, after prefix; nothing if none did. */
+static void print_lost(const struct listening *ls, FILE *out,
+		       const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < ls->nlost; i++)
+		fprintf(out, "%s%s", i ? ", " : prefix, ls->lost_names[i]);
+}
+
 void listening_progress(const struct listening *ls, FILE *out)
 {
 	struct mtg_rx_stats st;
@@ -538,6 +604,7 @@ void listening_progress(const struct listening *ls, FILE *out)
 	if (st.keep_drops)
 		fprintf(out, ", %llu keep drops",
 			(unsigned long long)st.keep_drops);
+	print_lost(ls, out, ", interfaces gone: ");
 	if (ls->recording)
 		fprintf(out, "; %s: %llu records", ls->out,
 			(unsigned long long)(ls->rec.written +
@@ -563,6 +630,8 @@ void listening_view(const struct listening *ls, struct dash_view *v)
 	v->recorded = ls->rec.written + ls->rec.len / sizeof(struct mtg_rx_rec);
 	v->recording_bytes = ls->recording || ls->out ? ls->rec.header_bytes +
 		v->recorded * sizeof(struct mtg_rx_rec) : 0;
+	v->ifaces_lost = ls->lost_names;
+	v->nifaces_lost = ls->nlost;
 }
 
 int listening_end(struct listening *ls, uint64_t end_ns)
@@ -579,6 +648,7 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 		if (mtg_dev_rx_stats(ls->rx.dev, &ls->st))
 			shm_rx_stats(ls->rx.dev, &ls->st);
 		receiver_poll(&ls->rx);
+		check_lost(ls);
 	}
 	if (!ls->recording)
 		return 0;
@@ -595,6 +665,8 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 
 void listening_report(const struct listening *ls, FILE *out)
 {
+	size_t i;
+
 	fprintf(out, "rx: %llu records (%llu header-corrupt, %llu of no TG of the run), %llu ring drops, %llu of other runs passed on",
 		(unsigned long long)ls->rx.records,
 		(unsigned long long)ls->rx.hdr_corrupt,
@@ -621,6 +693,16 @@ void listening_report(const struct listening *ls, FILE *out)
 					     ls->rec.xentries : 0),
 			(unsigned long long)ls->rx.ctrl_msgs,
 			(unsigned long long)ls->rec.xlost);
+	for (i = 0; i < ls->ndevs; i++) {
+		const struct listen_dev *d = &ls->devs[i];
+		uint64_t dt = d->lost_ns > ls->rx.t0 ? d->lost_ns - ls->rx.t0 : 0;
+
+		if (d->lost)
+			fprintf(out, "rx: interface %s went away at %llu.%01llus: nothing was received on it after that\n",
+				d->name,
+				(unsigned long long)(dt / 1000000000ULL),
+				(unsigned long long)(dt / 100000000ULL % 10));
+	}
 }
 
 void listening_summary(const struct listening *ls, struct summary_rx *out)
@@ -634,12 +716,14 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->not_written = ls->rec.not_written;
 	out->extras = ls->rec.extras ? ls->rec.xentries : 0;
 	out->extras_lost = ls->rec.xlost;
+	out->devs = ls->devs;
+	out->ndevs = ls->ndevs;
 }
 
 bool listening_lost_any(const struct listening *ls)
 {
 	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer ||
-	       ls->st.keep_drops;
+	       ls->st.keep_drops || ls->nlost;
 }
 
 void listening_abandon(struct listening *ls)
@@ -653,6 +737,9 @@ void listening_abandon(struct listening *ls)
 void listening_free(struct listening *ls)
 {
 	meter_set_free(&ls->rx.meters);
+	free(ls->lost_names);
+	ls->lost_names = NULL;
+	ls->nlost = 0;
 	free(ls->devs);
 	ls->devs = NULL;
 	ls->ndevs = 0;

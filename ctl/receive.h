@@ -19,6 +19,12 @@
 #include "recording.h"
 #include "tables.h"
 
+/*
+ * The recording reaches the disk this often (or when its 1 MiB buffer is
+ * full): what a killed mtgctl can lose (Documentation/recording-format.rst).
+ */
+#define LISTEN_FLUSH_NS	100000000ULL	/* 100 ms */
+
 /* Ring polling when idle: from MIN, doubling, up to MAX between looks. */
 #define RX_IDLE_MIN_NS	20000ULL	/* 20 us */
 #define RX_IDLE_MAX_NS	1000000ULL	/* 1 ms */
@@ -26,9 +32,12 @@
 /* An interface listened on. */
 struct listen_dev {
 	struct idf_listen l;	/* dev, netns */
-	int netns_fd;		/* -1: ours */
+	char name[IDF_DEVNAME_MAX + IDF_NETNS_MAX + 2];	/* DEV or DEV@NETNS */
+	int netns_fd;		/* -1: ours; only until listening_attach() */
 	uint32_t ifindex;
 	uint32_t id;		/* the session's interface id */
+	bool lost;		/* it went away (MTG_IFACE_LOST) */
+	uint64_t lost_ns;	/* when we saw it gone, CLOCK_TAI */
 };
 
 struct receiver {
@@ -47,6 +56,9 @@ struct receiver {
 	uint64_t t0;		/* CLOCK_TAI: events say the time since */
 	FILE *events;		/* where event lines go; NULL: nowhere */
 };
+
+/* An event line's start: the time since t0, "event: ". */
+void event_prefix(FILE *f, uint64_t t0, uint64_t t);
 
 /*
  * Take what the rings hold: data records to the meters and the recording,
@@ -89,6 +101,9 @@ struct listening {
 	bool write_failed;		/* reported: the run must end */
 	struct receiver rx;
 	struct mtg_rx_stats st;		/* the module's, at the end */
+	uint32_t module_lost;		/* the session's ifaces_lost, as seen */
+	size_t nlost;			/* of devs, lost */
+	const char **lost_names;	/* their names, in the order lost */
 	uint64_t next_flush;		/* CLOCK_TAI */
 	uint64_t idle_ns;		/* the next wait when idle */
 };
@@ -110,11 +125,16 @@ int listening_attach(struct listening *ls, struct mtg_dev *d,
 /* Write the recording's header. */
 int listening_begin(struct listening *ls, const struct rec_meta *mi);
 /*
- * Take what the rings hold, flush the recording now and then. The records
- * taken, or -errno when the rings cannot be read. A write error is
- * reported once and sets write_failed.
+ * Take what the rings hold, flush the recording now and then (every
+ * LISTEN_FLUSH_NS), notice interfaces that went away (an event line
+ * each). The records taken, or -errno when the rings cannot be read. A
+ * write error is reported once and sets write_failed.
  */
 int64_t listening_poll(struct listening *ls, uint64_t now);
+/* Write what the recording buffers now (before a progress line). */
+void listening_sync(struct listening *ls, uint64_t now);
+/* Every interface listened on went away: nothing more can arrive. */
+bool listening_all_lost(const struct listening *ls);
 /* Wait before the next look: short after traffic, longer when idle. */
 void listening_wait(struct listening *ls, int64_t got);
 /* Part of a progress line: records, header-corrupt, ring drops, file. */
@@ -128,7 +148,10 @@ int listening_end(struct listening *ls, uint64_t end_ns);
 /* The final lines: what was received, what the recording holds. */
 void listening_report(const struct listening *ls, FILE *out);
 void listening_summary(const struct listening *ls, struct summary_rx *out);
-/* Something was lost that mtg should have counted (ring, queue). */
+/*
+ * Something was lost that mtg should have counted (ring, queue), or an
+ * interface went away (what it would have received counts as lost).
+ */
 bool listening_lost_any(const struct listening *ls);
 /* Nothing was run: remove the recording if we created it. */
 void listening_abandon(struct listening *ls);

@@ -25,6 +25,17 @@ _Static_assert(sizeof(struct rec_extra_header) == 64, "64-byte section header");
 _Static_assert(sizeof(struct rec_extra) == 64, "64-byte entry head");
 _Static_assert(XENTRY_MAX <= REC_BUF_BYTES, "an entry fits the buffer");
 
+const struct rec_field rec_fields[REC_NFIELDS] = {
+	{ "rx_ns", "<u8", 0 }, { "seq", "<u8", 0 },
+	{ "sched_ns", "<u8", 0 }, { "tx_ns", "<u8", 0 },
+	{ "tp_ns", "<u8", 4 }, { "run_id", "<u4", 0 },
+	{ "tg_id", "<u4", 0 }, { "wrong_bits", "<u4", 0 },
+	{ "len", "<u2", 0 }, { "iface", "<u2", 0 },
+	{ "flags", "<u2", 0 }, { "nut", "u1", 6 }, { "ttl", "u1", 0 },
+	{ "tos", "u1", 0 }, { "payload_len", "<u2", 0 },
+	{ "reserved", "<u4", 0 },
+};
+
 /* A new file beside path (same directory: rename() can replace path). */
 static int create_beside(struct recorder *w, const char *path)
 {
@@ -118,14 +129,12 @@ static void header_fill(const struct recorder *w, struct rec_file_header *h,
 	h->header_bytes = htole32(w->header_bytes);
 	h->record_bytes = htole32(REC_SIZE);
 	h->flags = htole32(flags | (w->extras ? REC_F_EXTRAS : 0));
-	if (w->version == REC_VERSION_EXTRAS)
-		h->extras_lost = htole32(w->xlost > UINT32_MAX ? UINT32_MAX :
-					 (uint32_t)w->xlost);
 	h->records = htole64(w->written);
 	h->not_written = htole64(w->not_written);
 	h->ring_drops = htole64(ring_drops);
 	h->end_ns = htole64(end_ns);
 	h->meta_bytes = htole32(w->meta_bytes);
+	h->ifaces_lost = htole32(w->ifaces_lost);
 }
 
 /*
@@ -355,55 +364,81 @@ void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
 }
 
 /*
- * The end: the extra section after the last record, from the waiting file
- * (through xbuf). A file with neither entries nor losses of them stays
- * version 1. If the section cannot be written, the file is cut back to
- * its records and the entries counted in extras_lost.
+ * The extra section at end: its header and, with entries, the entries
+ * from the waiting file (through xbuf).
  */
-static void extras_append(struct recorder *w)
+static int extras_write(struct recorder *w, off_t end, bool entries)
 {
-	off_t end = (off_t)w->header_bytes + (off_t)(w->written * REC_SIZE);
 	struct rec_extra_header xh;
 	uint64_t at = 0;
 	size_t done;
 	ssize_t n;
-	int err = 0;
+	int err;
 
-	if (!w->xentries && !w->xlost && !w->ctrl_drops && !w->keep_drops)
-		return;
-	w->version = REC_VERSION_EXTRAS;
-	if (w->meta_version_at &&
-	    pwrite(w->fd, "2", 1, (off_t)w->meta_version_at) != 1)
-		err = -errno;
-	if (w->xfd >= 0 && !err)
-		err = extras_flush(w, &w->xbuffered);
 	memset(&xh, 0, sizeof(xh));
 	memcpy(xh.magic, REC_EXTRA_MAGIC, sizeof(xh.magic));
-	xh.entries = htole64(w->xentries);
-	xh.bytes = htole64(w->xbytes);
+	xh.entries = htole64(entries ? w->xentries : 0);
+	xh.bytes = htole64(entries ? w->xbytes : 0);
 	xh.ctrl_drops = htole64(w->ctrl_drops);
 	xh.keep_drops = htole64(w->keep_drops);
-	if (!err)
-		err = pwrite_all(w->fd, &xh, sizeof(xh), end, &done);
-	while (!err && at < w->xbytes) {
+	xh.extras_lost = htole64(w->xlost);
+	err = pwrite_all(w->fd, &xh, sizeof(xh), end, &done);
+	while (!err && entries && at < w->xbytes) {
 		n = pread(w->xfd, w->xbuf, REC_BUF_BYTES, (off_t)at);
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 		err = pwrite_all(w->fd, w->xbuf, (size_t)n,
 				 end + (off_t)sizeof(xh) + (off_t)at, &done);
 		at += (uint64_t)n;
 	}
+	return err;
+}
+
+/*
+ * The end: the extra section after the last record. A file with neither
+ * entries nor losses of them stays version 1. If the entries cannot be
+ * written, the file is cut back to its records and a section without
+ * entries counts them in extras_lost; the metadata's version digit is
+ * made 2 last, so that a file is version 2 only with its section whole.
+ * If that cannot be done either, the file stays version 1, and the
+ * entries are counted as lost in the summary and the report.
+ */
+static void extras_append(struct recorder *w)
+{
+	off_t end = (off_t)w->header_bytes + (off_t)(w->written * REC_SIZE);
+	int err = 0;
+
+	if (!w->xentries && !w->xlost && !w->ctrl_drops && !w->keep_drops)
+		return;
+	if (w->xfd >= 0)
+		err = extras_flush(w, &w->xbuffered);
+	if (!err)
+		err = extras_write(w, end, true);
 	if (err) {
-		if (ftruncate(w->fd, end) && !err)
-			err = -errno;
-		w->xlost += w->xentries;
 		if (!w->error)
 			w->error = err;
-		return;
+		w->xlost += w->xentries;
+		w->xentries = 0;
+		w->xbytes = 0;
+		if (ftruncate(w->fd, end) || extras_write(w, end, false))
+			goto err_cut;
 	}
+	if (!w->meta_version_at ||
+	    pwrite(w->fd, "2", 1, (off_t)w->meta_version_at) != 1) {
+		if (!w->error)
+			w->error = w->meta_version_at ? -errno : -EIO;
+		goto err_cut;
+	}
+	w->version = REC_VERSION_EXTRAS;
 	w->extras = true;
+	return;
+
+err_cut:
+	if (ftruncate(w->fd, end) && !w->error)
+		w->error = -errno;
+	w->xlost += w->xentries;
+	w->xentries = 0;
+	w->xbytes = 0;
 }
 
 static void extras_close(struct recorder *w)
@@ -413,6 +448,25 @@ static void extras_close(struct recorder *w)
 	w->xfd = -1;
 	free(w->xbuf);
 	w->xbuf = NULL;
+}
+
+int rec_ifaces_lost(struct recorder *w, uint32_t n)
+{
+	struct rec_file_header h;
+	size_t done;
+	int err;
+
+	w->ifaces_lost = n;
+	if (w->error || w->fd < 0)
+		return w->error;
+	/* Unfinished: no COMPLETE flag, no counts, as rec_begin() wrote it. */
+	header_fill(w, &h, 0, 0, 0);
+	h.records = 0;
+	h.not_written = 0;
+	err = pwrite_all(w->fd, &h, sizeof(h), 0, &done);
+	if (err)
+		w->error = err;
+	return err;
 }
 
 int rec_add(struct recorder *w, const struct mtg_rx_rec *r)
@@ -537,6 +591,7 @@ static int open_extras(struct rec_reader *r, uint64_t body)
 	r->xh.bytes = le64toh(xh.bytes);
 	r->xh.ctrl_drops = le64toh(xh.ctrl_drops);
 	r->xh.keep_drops = le64toh(xh.keep_drops);
+	r->xh.extras_lost = le64toh(xh.extras_lost);
 	if (body - claimed * REC_SIZE - sizeof(xh) != r->xh.bytes)
 		return refuse(r, "%s: the extra section says %llu bytes of entries, the file holds %llu",
 			      body - claimed * REC_SIZE - sizeof(xh) < r->xh.bytes ?
@@ -550,6 +605,37 @@ static int open_extras(struct rec_reader *r, uint64_t body)
 	return 0;
 }
 
+/* The metadata, checked (rec_meta_check); refused if damaged. */
+static int read_meta(struct rec_reader *r)
+{
+	size_t len = r->h.meta_bytes;
+	char why[512];
+	ssize_t n;
+	char *raw;
+	int err;
+
+	raw = malloc(len ? len : 1);
+	if (!raw) {
+		pr_err("%s: out of memory for %zu bytes of metadata\n", r->path,
+		       len);
+		rec_close(r);
+		return -ENOMEM;
+	}
+	n = pread(r->fd, raw, len, sizeof(struct rec_file_header));
+	if (n < 0 || (size_t)n != len) {
+		err = n < 0 ? errno : EIO;
+		free(raw);
+		pr_err("cannot read %s: %s\n", r->path, strerror(err));
+		rec_close(r);
+		return -err;
+	}
+	err = rec_meta_check(raw, len, r->h.version, why, sizeof(why));
+	free(raw);
+	if (err)
+		return refuse(r, "damaged metadata: %s", why);
+	return 0;
+}
+
 int rec_open(struct rec_reader *r, const char *path)
 {
 	struct rec_file_header h;
@@ -560,7 +646,8 @@ int rec_open(struct rec_reader *r, const char *path)
 
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not blocking: a FIFO would wait for a writer before fstat(). */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0 || fstat(r->fd, &stb)) {
 		err = errno;
 		pr_err("cannot open %s: %s\n", path, strerror(err));
@@ -593,7 +680,7 @@ int rec_open(struct rec_reader *r, const char *path)
 	r->h.ring_drops = le64toh(h.ring_drops);
 	r->h.end_ns = le64toh(h.end_ns);
 	r->h.meta_bytes = le32toh(h.meta_bytes);
-	r->h.extras_lost = le32toh(h.extras_lost);
+	r->h.ifaces_lost = le32toh(h.ifaces_lost);
 	memcpy(r->h.magic, h.magic, sizeof(h.magic));
 	if (r->h.version != REC_VERSION && r->h.version != REC_VERSION_EXTRAS)
 		return refuse(r, "a recording of format version %u; this mtgctl reads versions %u and %u",
@@ -608,12 +695,17 @@ int rec_open(struct rec_reader *r, const char *path)
 	if (r->size < r->h.header_bytes)
 		return refuse(r, "truncated: %llu bytes, the header and metadata alone take %u",
 			      (unsigned long long)r->size, r->h.header_bytes);
-	body = r->size - r->h.header_bytes;
 	r->complete = r->h.flags & REC_F_COMPLETE;
 	if (r->h.version == REC_VERSION_EXTRAS && !r->complete)
 		return refuse(r, "damaged header: format version 2 without the COMPLETE flag");
+	if (r->h.version == REC_VERSION_EXTRAS && !(r->h.flags & REC_F_EXTRAS))
+		return refuse(r, "damaged header: format version 2 without the EXTRAS flag");
 	if (r->h.version == REC_VERSION && (r->h.flags & REC_F_EXTRAS))
 		return refuse(r, "damaged header: format version 1 with the EXTRAS flag");
+	err = read_meta(r);
+	if (err)
+		return err;
+	body = r->size - r->h.header_bytes;
 	if (r->h.flags & REC_F_EXTRAS)
 		return open_extras(r, body);
 	r->records = body / REC_SIZE;

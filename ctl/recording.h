@@ -36,7 +36,7 @@
 /* The fixed header at offset 0, little-endian. */
 struct rec_file_header {
 	char magic[8];		/* REC_MAGIC */
-	uint32_t version;	/* REC_VERSION */
+	uint32_t version;	/* REC_VERSION, REC_VERSION_EXTRAS */
 	uint32_t header_bytes;	/* offset of record 0, a multiple of REC_ALIGN */
 	uint32_t record_bytes;	/* sizeof(struct mtg_rx_rec) */
 	uint32_t flags;		/* REC_F_* */
@@ -45,8 +45,9 @@ struct rec_file_header {
 	uint64_t ring_drops;	/* packets the module's ring dropped */
 	uint64_t end_ns;	/* when the recording ended, CLOCK_TAI */
 	uint32_t meta_bytes;	/* JSON metadata at offset 64 */
-	uint32_t extras_lost;	/* version 2: extra entries not written
-				 * (saturates); version 1: zero
+	uint32_t ifaces_lost;	/* interfaces listened on that went away
+				 * (written when it happens; 0 in files of
+				 * recorders that could not tell)
 				 */
 };
 
@@ -59,7 +60,8 @@ struct rec_extra_header {
 	uint64_t bytes;		/* of the entries, after this header */
 	uint64_t ctrl_drops;	/* control messages the module's queue lost */
 	uint64_t keep_drops;	/* payloads, wrong-bit lists the module lost */
-	uint64_t reserved[3];	/* zero */
+	uint64_t extras_lost;	/* entries mtgctl took but could not write */
+	uint64_t reserved[2];	/* zero */
 };
 
 /* What an extra entry holds (rec_extra.type). */
@@ -106,6 +108,7 @@ struct recorder {
 	uint32_t meta_bytes;
 	uint64_t written;	/* records in the file */
 	uint64_t not_written;
+	uint32_t ifaces_lost;
 	int error;		/* the first write error (negative errno) */
 	uint64_t meta_version_at;	/* the metadata's version digit */
 	int xfd;		/* extra entries until the end; -1: none yet */
@@ -152,6 +155,8 @@ void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
 		     uint64_t keep_drops);
 /* Write what is buffered. */
 int rec_flush(struct recorder *w);
+/* n interfaces went away: the header says so at once (finished or not). */
+int rec_ifaces_lost(struct recorder *w, uint32_t n);
 /*
  * Finish: write the rest, the final counts and the COMPLETE flag, close.
  * Returns the first error the recording met (0 if none).
@@ -160,6 +165,24 @@ int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns);
 /* Nothing was recorded (the run never started): close, and remove the
  * file if we created it. */
 void rec_abandon(struct recorder *w);
+
+/* A record's fields, as the metadata's numpy dtype description has them. */
+struct rec_field {
+	const char *name, *type;	/* "seq", "<u8" */
+	unsigned int count;		/* 0: a scalar; else an array of these */
+};
+
+#define REC_NFIELDS	16
+extern const struct rec_field rec_fields[REC_NFIELDS];
+
+/*
+ * Check a recording's metadata (len bytes of JSON; the header says
+ * version): the keys a reader knows have their types, the record's dtype
+ * is the format's (Documentation/recording-format.rst). 0, or -1 with
+ * what is wrong and where in why ("start_ns is \"x\", not ...").
+ */
+int rec_meta_check(const char *raw, size_t len, uint32_t version, char *why,
+		   size_t size);
 
 /* A recording opened for reading, its header checked. */
 struct rec_reader {
@@ -176,9 +199,10 @@ struct rec_reader {
 };
 
 /*
- * Open and check path: an mtg recording of a format this mtgctl reads,
- * whole. A truncated or foreign file is refused (-EINVAL), saying why; an
- * unfinished one (no COMPLETE flag) is read as far as its whole records go.
+ * Open and check path: a regular file, an mtg recording of a format this
+ * mtgctl reads, its metadata sound (rec_meta_check), whole. A truncated,
+ * damaged or foreign file is refused (-EINVAL), saying why; an unfinished
+ * one (no COMPLETE flag) is read as far as its whole records go.
  */
 int rec_open(struct rec_reader *r, const char *path);
 /* Up to n records from index first into out (host byte order); how many. */

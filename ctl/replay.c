@@ -21,6 +21,7 @@ struct frame {
 	struct dash_view v;
 	char **events;
 	size_t nevents;
+	char **lost;		/* v.ifaces_lost */
 };
 
 struct feed {
@@ -97,6 +98,28 @@ static int read_row(json_t *o, struct dash_row *r)
 }
 
 /* One line into f; what is wrong with it into why. */
+/* The interfaces gone (absent from streams of older mtgctls: none). */
+static int read_lost(json_t *a, struct frame *f)
+{
+	size_t i, n = json_array_size(a);
+
+	if (!n)
+		return 0;
+	f->lost = calloc(n, sizeof(*f->lost));
+	if (!f->lost)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(a, i));
+
+		f->lost[i] = strdup(s ? s : "?");
+		if (!f->lost[i])
+			return -ENOMEM;
+		f->v.nifaces_lost = i + 1;
+	}
+	f->v.ifaces_lost = (const char *const *)f->lost;
+	return 0;
+}
+
 static int read_frame(json_t *o, struct frame *f, const char **why)
 {
 	struct dash_view *v = &f->v;
@@ -151,6 +174,10 @@ static int read_frame(json_t *o, struct frame *f, const char **why)
 		v->recording = dup_str(rx, "recording");
 		v->recorded = get_u64(rx, "recorded");
 		v->recording_bytes = get_u64(rx, "recording_bytes");
+		if (read_lost(json_object_get(rx, "ifaces_lost"), f)) {
+			*why = "out of memory";
+			return -ENOMEM;
+		}
 	}
 	v->nrows = json_array_size(tgs);
 	v->rows = calloc(v->nrows ? v->nrows : 1, sizeof(*v->rows));
@@ -188,6 +215,9 @@ static void free_feed(struct feed *feed)
 		for (k = 0; k < f->nevents; k++)
 			free(f->events[k]);
 		free(f->events);
+		for (k = 0; k < f->v.nifaces_lost; k++)
+			free(f->lost[k]);
+		free(f->lost);
 	}
 	free(feed->frames);
 }

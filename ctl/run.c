@@ -42,7 +42,9 @@ struct run_tg {
 	uint64_t table_offset;		/* bytes into the tables region */
 	uint64_t ring_offset;		/* stream: its struct mtg_tt_ring */
 	uint64_t produced;		/* stream: entries written */
-	int netns_fd;			/* -1: our namespace */
+	int netns_fd;			/* -1: our namespace; valid only while
+					 * it starts (namespaces are released)
+					 */
 	uint32_t ifindex;
 	uint32_t cpu;
 	struct idf_addr src;		/* resolved */
@@ -51,6 +53,7 @@ struct run_tg {
 	struct mtg_tg_stats st;		/* the last counters read */
 	struct meter *m;		/* what came back; NULL: not listening */
 	bool started;
+	bool netns_deleted;		/* its namespace went away under us */
 	double req_pps, req_bps;	/* the timetable's means */
 	double rate_factor;		/* throughput changed from the keyboard */
 	uint64_t begin;			/* its start (`time`), CLOCK_TAI */
@@ -68,6 +71,9 @@ struct run {
 	struct run_tg *tgs;
 	size_t ntgs;
 	struct netns_cache ns;
+	bool ns_released;		/* the T0 TGs started: a namespace is
+					 * opened only to start a TG in it
+					 */
 	struct mtg_dev dev;
 	struct listening ls;
 	bool listening;			/* the IDF names interfaces */
@@ -261,7 +267,7 @@ static int prepare(struct run *r)
 		t->tg = &r->f.tgs[i];
 		t->netns_fd = -1;
 		if (tt_build(t->tg, &t->tt, err, sizeof(err))) {
-			pr_err("%s: TG %u: %s\n", r->file, t->tg->id, err);
+			idf_print_tg_error(&r->f, t->tg, err, stderr);
 			return -EINVAL;
 		}
 		tg_requested(t);
@@ -442,8 +448,8 @@ static void kill_all(struct run *r)
 	}
 }
 
-/* Start one TG; says why not. */
-static int start_tg(struct run *r, struct run_tg *t)
+/* Start one TG, its namespace open; says why not. */
+static int start_tg_now(struct run *r, struct run_tg *t)
 {
 	const char *hint;
 	int err;
@@ -536,6 +542,49 @@ static int restart_tg(struct run *r, struct run_tg *t)
 }
 
 /*
+ * The TG's namespace for its start: opened again once the namespaces were
+ * released, and only if it is still the one the run began with.
+ */
+static int tg_netns(struct run *r, struct run_tg *t)
+{
+	int err = netns_cache_get(&r->ns, t->tg->netns, &t->netns_fd);
+
+	if (!err || !r->ns_released)
+		return err;	/* prepare() opened it, or said why not */
+	if (err == -ENOENT || err == -ESTALE) {
+		t->netns_deleted = true;
+		pr_err("cannot start TG %u (%s): its namespace %s was deleted since the run began%s\n",
+		       t->tg->id, where(r, t->tg), t->tg->netns,
+		       err == -ESTALE ? " (the name is another namespace's now)" : "");
+	} else {
+		pr_err("cannot start TG %u (%s): cannot open its namespace %s: %s\n",
+		       t->tg->id, where(r, t->tg), t->tg->netns,
+		       strerror(-err));
+	}
+	return err;
+}
+
+/* Let the namespaces go once the module holds what it needs. */
+static void release_netns(struct run *r)
+{
+	netns_cache_release(&r->ns);
+	r->ns_released = true;
+}
+
+/* Start one TG; says why not. */
+static int start_tg(struct run *r, struct run_tg *t)
+{
+	int err = tg_netns(r, t);
+
+	if (err)
+		return err;
+	err = start_tg_now(r, t);
+	if (r->ns_released)
+		netns_cache_release(&r->ns);
+	return err;
+}
+
+/*
  * Start the TGs (with user, only those that wait for the operator, else
  * every other one); on an error, kill the ones started.
  */
@@ -579,6 +628,30 @@ static void announce_waiting(const struct run *r)
 	fflush(f);
 }
 
+/* Where event lines go: the dashboard's pane, the stream, or lines. */
+static FILE *events_out(const struct run *r)
+{
+	return r->dash_on || r->o->json_stream ? r->ev.stream : r->say;
+}
+
+/*
+ * A TG failed: if its device went with its namespace (deleted while the
+ * run held nothing of it but the device), say that.
+ */
+static void tg_failed(struct run *r, struct run_tg *t, uint64_t now)
+{
+	FILE *f = events_out(r);
+
+	if (t->st.error != MTG_TG_ERR_DEV_GONE || !t->tg->netns[0] ||
+	    !netns_cache_deleted(&r->ns, t->tg->netns))
+		return;
+	t->netns_deleted = true;
+	event_prefix(f, r->t0, now);
+	fprintf(f, "tg %u: failed: its namespace %s was deleted\n",
+		t->tg->id, t->tg->netns);
+	fflush(f);
+}
+
 /*
  * Read every TG's counters; 1 when all have ended (a TG waiting for the
  * operator has not), 0, or -errno.
@@ -591,6 +664,7 @@ static int poll_all(struct run *r)
 
 	for (i = 0; i < r->ntgs; i++) {
 		struct run_tg *t = &r->tgs[i];
+		uint32_t was = t->st.state;
 
 		if (!t->started) {	/* waits for the operator */
 			all = false;
@@ -602,6 +676,8 @@ static int poll_all(struct run *r)
 			       t->tg->id, strerror(-err));
 			return err;
 		}
+		if (was != MTG_TG_FAILED && t->st.state == MTG_TG_FAILED)
+			tg_failed(r, t, now_tai());
 		if (!mtg_tg_ended(t->st.state))
 			all = false;
 	}
@@ -769,12 +845,6 @@ static struct run_tg *tg_by_id(struct run *r, uint32_t id)
 		if (r->tgs[i].tg->id == id)
 			return &r->tgs[i];
 	return NULL;
-}
-
-/* Where event lines go: the dashboard's pane, the stream's, or stdout. */
-static FILE *events_out(const struct run *r)
-{
-	return r->dash_on || r->o->json_stream ? r->ev.stream : r->say;
 }
 
 static const char *ctrl_hint(int err)
@@ -1138,6 +1208,9 @@ static int watch(struct run *r)
 		if (r->dash_on)
 			dash_turn(r, now, &next_draw);
 		if (now >= next) {
+			/* What a line counts as recorded is on the disk. */
+			if (r->listening && !r->dash_on)
+				listening_sync(&r->ls, now);
 			if (r->o->json_stream) {
 				ret = build_view(r, now, false);
 				if (ret)
@@ -1189,6 +1262,9 @@ static void report(const struct run *r, FILE *f)
 			fprintf(f, "; ");
 			meter_print(f, m, (int64_t)st->sent);
 		}
+		if (r->tgs[i].netns_deleted)
+			fprintf(f, "; its namespace %s was deleted",
+				r->tgs[i].tg->netns);
 		fprintf(f, "\n");
 	}
 	if (r->listening)
@@ -1231,6 +1307,7 @@ static int write_summary(const struct run *r)
 		tgs[i].dst_mac = t->start.dst_mac;
 		tgs[i].ctrl_unsent = t->ctrl_unsent;
 		tgs[i].starts = t->starts;
+		tgs[i].netns_deleted = t->netns_deleted;
 	}
 	err = summary_write(r->o->json, &s);
 	free(tgs);
@@ -1402,6 +1479,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	fflush(r.say);
 	if (start_all(&r, false))
 		goto err_abandon;
+	release_netns(&r);	/* `ip netns del` really deletes one now */
 	listening_commit(&r.ls);
 	if (r.dash_on && dash_open(&r.dash))
 		r.dash_on = false;	/* it said why; plain lines instead */

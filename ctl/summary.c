@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "module.h"
+#include "receive.h"
 #include "summary.h"
 
 void lateness_from_stats(const struct mtg_tg_stats *st,
@@ -38,6 +39,9 @@ void meter_print(FILE *f, const struct meter *m, int64_t sent)
 		(unsigned long long)m->duplicates,
 		(unsigned long long)m->reordered,
 		(unsigned long long)m->bit_errors);
+	if (m->implausible)
+		fprintf(f, ", %llu implausible",
+			(unsigned long long)m->implausible);
 	owd_of_meter(m, &owd);
 	if (owd.valid)
 		fprintf(f, ", owd p50 %llu p99 %llu max %llu ns",
@@ -74,7 +78,7 @@ static void rx_json(struct json *j, const struct meter *m, int64_t sent)
 {
 	static const char *const keys[] = {
 		"received", "lost", "duplicates", "reordered", "bit_errors",
-		"bits", "records", "csum_bad",
+		"bits", "records", "csum_bad", "implausible",
 	};
 	struct hist_summary owd = { .valid = false };
 	size_t i;
@@ -94,6 +98,7 @@ static void rx_json(struct json *j, const struct meter *m, int64_t sent)
 	json_ku64(j, "bits", m->bits);
 	json_ku64(j, "records", m->records);
 	json_ku64(j, "csum_bad", m->csum_bad);
+	json_ku64(j, "implausible", m->implausible);
 	if (m->bits)
 		json_kdouble(j, "ber", (double)m->bit_errors / (double)m->bits);
 	else
@@ -144,19 +149,44 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "spin_ns", st->spin_ns);
 	json_ku64(j, "lead_ns", st->lead_ns);
 	json_kstr(j, "dst_mac", mac);
+	json_kbool(j, "netns_deleted", t->netns_deleted);
 	rx_json(j, t->m, (int64_t)st->sent);
 	json_obj_end(j);
+}
+
+/* The interfaces listened on that went away, and when we saw it. */
+static void ifaces_lost_json(struct json *j, const struct summary_rx *rx)
+{
+	size_t i;
+
+	json_key(j, "ifaces_lost");
+	json_arr_begin(j);
+	for (i = 0; i < rx->ndevs; i++) {
+		const struct listen_dev *d = &rx->devs[i];
+
+		if (!d->lost)
+			continue;
+		json_obj_begin(j);
+		json_ku64(j, "id", d->id);
+		json_kstr(j, "dev", d->l.dev);
+		json_kstr(j, "netns", d->l.netns[0] ? d->l.netns : NULL);
+		json_ku64(j, "lost_ns", d->lost_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void summary_rx_json(struct json *j, const struct summary_rx *rx)
 {
 	if (!rx) {
 		json_knull(j, "ring_drops");
+		json_knull(j, "ifaces_lost");
 		json_knull(j, "recording");
 		json_knull(j, "rx");
 		return;
 	}
 	json_ku64(j, "ring_drops", rx->st.ring_drops);
+	ifaces_lost_json(j, rx);
 	json_key(j, "recording");
 	if (rx->recording) {
 		json_obj_begin(j);

@@ -31,7 +31,10 @@ struct summary_tg {
 	const uint8_t *dst_mac;		/* 6 bytes, as the module used it */
 	uint64_t ctrl_unsent;		/* `ctrl` messages not sent */
 	unsigned int starts;		/* 1, more if started again */
+	bool netns_deleted;		/* its namespace was deleted under it */
 };
+
+struct listen_dev;
 
 /* The receive path, when something listened. */
 struct summary_rx {
@@ -43,6 +46,8 @@ struct summary_rx {
 	uint64_t not_written;		/* records it could not take */
 	uint64_t extras;		/* extra entries in the recording */
 	uint64_t extras_lost;		/* extra entries it could not take */
+	const struct listen_dev *devs;	/* the interfaces: which went away */
+	size_t ndevs;
 };
 
 struct summary {

@@ -115,7 +115,7 @@ int cmd_table(const char *file, const struct table_opts *o)
 			continue;
 		ret = tt_build(&f.tgs[i], &tts[i], err, sizeof(err));
 		if (ret)
-			pr_err("%s: TG %u: %s\n", file, f.tgs[i].id, err);
+			idf_print_tg_error(&f, &f.tgs[i], err, stderr);
 	}
 	if (ret)
 		goto out;

@@ -182,6 +182,59 @@ err_put_route:
 	return err;
 }
 
+/*
+ * Whether dev has a link-local address to solicit neighbours from: 0, or
+ * -EAGAIN while its duplicate address detection runs, or -EADDRNOTAVAIL.
+ */
+static int mtg_tg_ll6_state(struct inet6_dev *idev)
+{
+	struct inet6_ifaddr *ifp;
+	int ret = -EADDRNOTAVAIL;
+
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		if (ifp->scope != IFA_LINK || ifp->flags & IFA_F_DADFAILED)
+			continue;
+		if (!(ifp->flags & (IFA_F_TENTATIVE | IFA_F_OPTIMISTIC))) {
+			ret = 0;
+			break;
+		}
+		ret = -EAGAIN;
+	}
+	read_unlock_bh(&idev->lock);
+	return ret;
+}
+
+/*
+ * With no packet queued on the neighbour, as here, IPv6 solicits from a
+ * link-local address of the device and sends nothing while that address
+ * is tentative (ndisc_send_ns()): on a device that just came up, waiting
+ * for an answer would time out. Wait for the detection to end first, as
+ * long as the device's settings let it take: the random delay before it
+ * and one retransmission time per probe, plus one.
+ */
+static int mtg_tg_wait_ll6(struct net_device *dev)
+{
+	struct inet6_dev *idev = in6_dev_get(dev);
+	unsigned long deadline;
+	int err;
+
+	if (!idev)
+		return -EADDRNOTAVAIL;
+	deadline = jiffies + max(READ_ONCE(idev->cnf.rtr_solicit_delay), 0) +
+		   (max(READ_ONCE(idev->cnf.dad_transmits), 0) + 1) *
+		   NEIGH_VAR(idev->nd_parms, RETRANS_TIME);
+	while ((err = mtg_tg_ll6_state(idev)) == -EAGAIN &&
+	       time_before(jiffies, deadline)) {
+		if (msleep_interruptible(10)) {
+			err = -EINTR;
+			break;
+		}
+	}
+	in6_dev_put(idev);
+	return err == -EAGAIN ? -EADDRNOTAVAIL : err;
+}
+
 static int mtg_tg_route6(struct net *net, struct net_device *dev,
 			 struct mtg_tg_start *d)
 {
@@ -220,7 +273,9 @@ static int mtg_tg_route6(struct net *net, struct net_device *dev,
 		err = -ENOMEM;
 		goto err_put_route;
 	}
-	err = mtg_tg_wait_neigh(n, dev, d->dst_mac);
+	err = READ_ONCE(n->nud_state) & NUD_VALID ? 0 : mtg_tg_wait_ll6(dev);
+	if (!err)
+		err = mtg_tg_wait_neigh(n, dev, d->dst_mac);
 	neigh_release(n);
 err_put_route:
 	dst_release(dst);

@@ -10,12 +10,12 @@ import numpy as np
 
 from . import meter as fl
 from . import stats as st
-from .common import (UsageError, add_json, add_selection, answer,
+from .common import (UsageError, add_json, add_selection, answer, asked_by,
                      interval, open_input, selected, tg_list, wrote)
 from .fields import FieldError, column, parse_duration
 from .recording import (EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS,
-                        RecordingError, STAMP_NAMES, copy, extra_counts,
-                        select_extras, write)
+                        F_KEEP_LOST, RecordingError, STAMP_MASK, STAMP_NAMES,
+                        copy, extra_counts, select_extras, write)
 from .select import ExprError
 
 NS_FIELDS_NOTE = "Times and delays are in ns"
@@ -30,7 +30,7 @@ def cmd_info(args):
                     complete=rec.complete, records=len(rec),
                     partial_bytes=rec.partial_bytes,
                     not_written=h["not_written"], ring_drops=h["ring_drops"],
-                    command=m.get("command"), run_id=m.get("run_id"),
+                    ifaces_lost=h["ifaces_lost"], command=m.get("command"), run_id=m.get("run_id"),
                     start_ns=rec.start_ns, end_ns=h["end_ns"],
                     host=(m.get("host") or {}).get("name"),
                     clock=m.get("clock"),
@@ -38,19 +38,19 @@ def cmd_info(args):
                     tgs=[t.get("id") for t in m.get("tgs") or []])
         r = rec.records
         stamps = {STAMP_NAMES[k]: int(n) for k, n in enumerate(
-            np.bincount(r["flags"] & 3, minlength=3)) if n}
+            np.bincount(r["flags"] & STAMP_MASK, minlength=3)) if n}
         data["stamps"] = stamps
         data["hdr_corrupt"] = int((~fl.sound(r)).sum())
-        if h["version"] >= 2:
+        x = rec.extras_header
+        if x:
             kinds = np.bincount([e.type for e in rec.extras],
                                 minlength=4) if rec.extras else [0] * 4
-            x = rec.extras_header or {}
             data["extras"] = dict(
                 entries=len(rec.extras), ctrl=int(kinds[EXTRA_CTRL]),
-                payloads=int(kinds[2]), wrong_bit_lists=int(kinds[3]),
-                not_written=h["extras_lost"],
-                ctrl_drops=x.get("ctrl_drops", 0),
-                keep_drops=x.get("keep_drops", 0))
+                payloads=int(kinds[EXTRA_PAYLOAD]),
+                wrong_bit_lists=int(kinds[EXTRA_WRONG_BITS]),
+                not_written=x["extras_lost"], ctrl_drops=x["ctrl_drops"],
+                keep_drops=x["keep_drops"])
         if args.json:
             answer(args, data)
             return 0
@@ -124,7 +124,7 @@ def cmd_kept(args):
                 rows.append(row)
         rows.sort(key=lambda r: (r["record"], r["kind"]))
         x = rec.extras_header or {}
-        lost = int(((rec.records["flags"] & 0x40) != 0).sum()) \
+        lost = int(((rec.records["flags"] & F_KEEP_LOST) != 0).sum()) \
             if len(rec) else 0
         data = dict(kept=[{k: v for k, v in r.items() if k != "shown"}
                           for r in rows],
@@ -166,7 +166,8 @@ def cmd_filter(args):
             tgs = tg_list(args)
             write(args.output, meta, rec.records[mask],
                   ring_drops=h["ring_drops"], not_written=h["not_written"],
-                  end_ns=h["end_ns"], force=args.force,
+                  end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"],
+                  force=args.force,
                   extras=select_extras(rec.extras, mask,
                                        None if tgs is None else set(tgs)),
                   **extra_counts(rec))
@@ -184,6 +185,7 @@ def cmd_stats(args):
         percentiles = st.PERCENTILES
         if args.basic and (args.percentiles or args.pmf or args.cdf):
             raise UsageError("--basic computes no percentiles, PMF or CDF")
+        _check_bins(args.bins)
         if args.basic:
             percentiles = ()
         elif args.percentiles:
@@ -211,8 +213,12 @@ def cmd_stats(args):
             if args.pmf or args.cdf:
                 width = (parse_duration(args.bin_width, "--bin-width")
                          if args.bin_width and col.time else
-                         float(args.bin_width) if args.bin_width else None)
-                x, w, p, c = st.pmf(sample, args.bins, width)
+                         _number(args.bin_width, "--bin-width")
+                         if args.bin_width else None)
+                if width is not None and not width > 0:
+                    raise UsageError("--bin-width must be positive")
+                with asked_by("--bin-width", args.bin_width):
+                    x, w, p, c = st.pmf(sample, args.bins, width)
                 d["pmf"] = dict(value=x, width=w, p=p, cdf=c)
             results[name] = d
             rows.append(dict(field=name, **d))
@@ -239,14 +245,26 @@ def cmd_stats(args):
     return 0
 
 
+def _number(text, option):
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"{option} {text}: a number") from None
+
+
+def _check_bins(bins):
+    """--bins N: at least 1, at most MAX_BINS."""
+    if bins is not None and bins < 1:
+        raise UsageError(f"--bins {bins}: at least 1")
+    if bins is not None and bins > st.MAX_BINS:
+        raise UsageError(f"--bins {bins}: more than {st.MAX_BINS} bins")
+
+
 # --- flows and ber -------------------------------------------------------------
 
 def _flows(rec, args):
     mask = selected(rec, args)
-    out = fl.flows(rec.records, mask)
-    if args.tg and not out:
-        raise UsageError(f"--tg {args.tg}: no such TG in {rec.path}")
-    return mask, out
+    return mask, fl.flows(rec.records, mask)
 
 
 def cmd_flows(args):
@@ -260,17 +278,21 @@ def cmd_flows(args):
                              received=f.received, lost=f.lost,
                              duplicates=f.duplicates, reordered=f.reordered,
                              bit_errors=f.bit_errors, bits=f.bits, ber=f.ber,
-                             bytes=f.bytes, owd_mean=d.get("mean"),
+                             bytes=f.bytes, implausible=f.implausible,
+                             owd_mean=d.get("mean"),
                              owd_p50=d.get("p50"), owd_p99=d.get("p99"),
                              owd_max=d.get("max")))
         corrupt = int((~fl.sound(rec.records) & mask).sum())
         data = dict(flows=rows, hdr_corrupt=corrupt,
                     ring_drops=rec.header["ring_drops"],
                     not_written=rec.header["not_written"])
+        # Implausible sequence numbers, when a flow has some.
+        odd = [("implausible", "implausible")] \
+            if any(f.implausible for f in flows) else []
         answer(args, data, rows,
                [("tg", "tg"), ("received", "received"), ("lost", "lost"),
-                ("duplicates", "dup"), ("reordered", "reord"),
-                ("bit_errors", "bit errors"), ("ber", "BER"),
+                ("duplicates", "dup"), ("reordered", "reord")] + odd +
+               [("bit_errors", "bit errors"), ("ber", "BER"),
                 ("owd_mean", "owd mean ns"), ("owd_p50", "p50"),
                 ("owd_p99", "p99"), ("owd_max", "max")])
         if not args.json:
@@ -350,7 +372,8 @@ def cmd_windows(args):
             raise UsageError("--window must be positive")
         start, end = interval(args)
         flows = fl.flows(rec.records, selected(rec, _no_interval(args)))
-        w = fl.windows(rec.records, flows, win, rec.start_ns, start, end)
+        with asked_by("--window", args.window):
+            w = fl.windows(rec.records, flows, win, rec.start_ns, start, end)
         rows = [dict(t=w["start_ns"][i] / 1e9, packets=w["packets"][i],
                      bytes=w["bytes"][i], bps=w["bps"][i],
                      delay=w["delay_ns"][i], jitter=w["jitter_ns"][i],
@@ -469,8 +492,12 @@ def main(argv=None):
         if getattr(args, "module", None):
             return importlib.import_module(args.module).command(args)
         return CORE[args.command][0](args)
-    except (RecordingError, FieldError, ExprError, UsageError,
-            fl.AnalysisError) as e:
+    except fl.AnalysisError as e:
+        # What the records cannot give: said of the file.
+        print(f"mtgsap {args.command}: {args.recording}: {e}",
+              file=sys.stderr)
+        return 1
+    except (RecordingError, FieldError, ExprError, UsageError) as e:
         print(f"mtgsap {args.command}: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -2,11 +2,16 @@
 """What the commands share: opening the input, the selection options
 (--tg, --from, --to, --where) and answering as a table or as JSON."""
 
+import contextlib
+import os
 import sys
 
+import numpy as np
+
 from .fields import parse_duration
-from .recording import Recording
+from .recording import F_HDR_CORRUPT, Recording
 from .select import selection
+from .stats import TooManyBins
 from .table import render, to_json
 
 
@@ -54,17 +59,40 @@ def interval(args):
                        parse_duration(value, opt))
         except ValueError as e:
             raise UsageError(str(e)) from None
+        if out[-1] is not None and abs(out[-1]) >= 1 << 62:
+            raise UsageError(f"{opt} {value}: more than 146 years from T0")
     if None not in out and out[1] <= out[0]:
         raise UsageError("--to must come after --from")
     return tuple(out)
 
 
 def selected(rec, args):
-    """The mask of the records the selection options take."""
+    """The mask of the records the selection options take. A TG of --tg
+    that the recording does not have is an error (whatever the command)."""
     start, end = interval(args)
-    return selection(rec.records, tgs=tg_list(args), start=start, end=end,
+    tgs = tg_list(args)
+    if tgs:
+        r = rec.records
+        mine = np.isin(r["tg_id"], tgs) & ((r["flags"] & F_HDR_CORRUPT) == 0)
+        missing = sorted(set(tgs) - set(np.unique(r["tg_id"][mine])
+                                        .tolist()))
+        if missing:
+            raise UsageError(f"--tg {args.tg}: no records of TG "
+                             f"{', '.join(map(str, missing))} in "
+                             f"{os.path.basename(rec.path)}")
+    return selection(rec.records, tgs=tgs, start=start, end=end,
                      where=getattr(args, "where", None),
                      start_ns=rec.start_ns)
+
+
+@contextlib.contextmanager
+def asked_by(option, value):
+    """Too many bins, windows or seconds are said with the option that
+    asked for them: "--window 1ns: 6000000000 windows ..."."""
+    try:
+        yield
+    except TooManyBins as e:
+        raise TooManyBins(f"{option} {value}: {e}") from None
 
 
 def open_input(args):

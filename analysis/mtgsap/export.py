@@ -4,7 +4,8 @@
 CSV, JSON and Parquet have one row per record: its fields (tp_ns as
 tp0_ns..tp3_ns, nut as 12 hex digits, without the reserved field), then
 owd_ns (none when the record has no valid one-way delay), hdr_corrupt,
-csum_bad, ipv6 and stamp (hook, sw or hw). JSON wraps them as {"meta",
+csum_bad, ipv6 and stamp (hook, sw, hw, or unknown for the value 3 no
+source has). JSON wraps them as {"meta",
 "header", "records"}; Parquet keeps the metadata in its schema's key-value
 metadata under b"mtg.meta" (and the fixed header under b"mtg.header").
 
@@ -137,7 +138,7 @@ def columns(c):
     cols["hdr_corrupt"] = (flags & F_HDR_CORRUPT) != 0
     cols["csum_bad"] = (flags & F_CSUM_BAD) != 0
     cols["ipv6"] = (flags & F_IPV6) != 0
-    cols["stamp"] = np.array(STAMP_NAMES + ("3",))[flags & STAMP_MASK]
+    cols["stamp"] = np.array(STAMP_NAMES)[flags & STAMP_MASK]
     return cols, owd.valid
 
 

@@ -12,7 +12,8 @@ import re
 
 import numpy as np
 
-from .recording import F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6, STAMP_MASK
+from .recording import (F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6, SEQ_LIMIT,
+                        STAMP_MASK)
 
 # Where a packet is timed, in path order.
 TIME_POINTS = ("sched", "tx", "tp0", "tp1", "tp2", "tp3", "rx")
@@ -65,6 +66,14 @@ def parse_duration(text, what="duration"):
     return int(round(float(m.group(1)) * UNITS[m.group(2) or "ns"]))
 
 
+def since(stamps, start_ns):
+    """CLOCK_TAI stamps (uint64 ns) as int64 ns after start_ns: their
+    difference modulo 2^64, as delay() takes it, so that no stamp, however
+    wild, overflows."""
+    start = np.uint64(int(start_ns) % (1 << 64))
+    return (np.asarray(stamps, np.uint64) - start).view(np.int64)
+
+
 def _sound(r):
     return (r["flags"] & F_HDR_CORRUPT) == 0
 
@@ -110,11 +119,12 @@ def flow_order(records):
 
 def jitter(records, values, valid):
     """IPDV (RFC 3393) of a delay: its change from the previous packet of
-    the same flow, for consecutive sequence numbers; on the later packet."""
+    the same flow, for consecutive sequence numbers (below SEQ_LIMIT); on
+    the later packet."""
     order = flow_order(records)
     r = records[order]
     v = values[order]
-    k = valid[order] & _sound(r)
+    k = valid[order] & _sound(r) & (r["seq"] < SEQ_LIMIT)
     out = np.zeros(len(records), np.int64)
     ok = np.zeros(len(records), bool)
     if len(r) > 1:
@@ -158,7 +168,7 @@ def column(records, name, start_ns=0):
         return Column(name, (records["flags"] & STAMP_MASK).astype(np.int64),
                       np.ones(n, bool))
     if name == "t":
-        v = records["rx_ns"].astype(np.int64) - np.int64(start_ns)
+        v = since(records["rx_ns"], start_ns)
         return Column(name, v, np.ones(n, bool), time=True)
     m = re.fullmatch(r"(tp)([0-3])_ns|(nut)([0-5])", name)
     if m and m.group(1):

@@ -49,10 +49,11 @@ import os
 import numpy as np
 from scipy import stats as sps
 
-from .common import (UsageError, add_json, add_selection, answer,
+from .common import (UsageError, add_json, add_selection, answer, asked_by,
                      open_input, selected, tg_list)
 from .fields import FieldError, column, parse_duration
-from .recording import F_HDR_CORRUPT
+from .recording import F_HDR_CORRUPT, SEQ_LIMIT
+from .stats import bins_needed
 
 
 class FitError(UsageError):
@@ -88,12 +89,13 @@ FIELDS = ("tx", "sched")
 def _stamps(records, field, tgs=None, mask=None):
     """The first copy of each packet with a sound stamp of `field`: its
     run id, TG id, sequence number and stamp (int64 ns), ordered by run,
-    TG and sequence number."""
+    TG and sequence number (implausible ones, SEQ_LIMIT, left out)."""
     if field not in FIELDS:
         raise FitError(f"--field {field}: tx (the TX stamps) or sched (the "
                        f"scheduled departures)")
     col = column(records, f"{field}_ns")
-    keep = col.valid & ((records["flags"] & F_HDR_CORRUPT) == 0)
+    keep = col.valid & ((records["flags"] & F_HDR_CORRUPT) == 0) & \
+        (records["seq"] < SEQ_LIMIT)
     if tgs is not None:
         keep &= np.isin(records["tg_id"], list(tgs))
     if mask is not None:
@@ -129,9 +131,12 @@ def sent_counts(records, bin_ns, tgs=None, field="tx", mask=None):
     _, _, _, t = _stamps(records, field, tgs, mask)
     if not len(t):
         return np.zeros(0, np.int64), 0
-    t0 = int(t.min())
+    t0, span = int(t.min()), int(t.max()) - int(t.min())
+    n = bins_needed(span // int(bin_ns),                    # complete bins
+                    f"bins of {fmt_duration(bin_ns)} over "
+                    f"{fmt_duration(span)}",
+                    "a longer bin, or --from and --to for fewer")
     b = (t - t0) // int(bin_ns)
-    n = int((int(t.max()) - t0) // int(bin_ns))       # complete bins
     return np.bincount(b[b < n], minlength=n).astype(np.int64), t0
 
 
@@ -734,7 +739,8 @@ def _hurst(rec, args, mask):
         raise UsageError(str(e)) from None
     if bin_ns <= 0:
         raise UsageError("--bin must be positive")
-    counts, t0 = sent_counts(rec.records, bin_ns, tgs, args.field, mask)
+    with asked_by("--bin", args.bin):
+        counts, t0 = sent_counts(rec.records, bin_ns, tgs, args.field, mask)
     results = [hurst_aggvar(counts), hurst_rs(counts)]
     who = (f"TG {', '.join(map(str, tgs))}" if tgs else
            f"all TGs ({', '.join(map(str, sorted(present)))})")

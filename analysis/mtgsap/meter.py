@@ -15,21 +15,28 @@ no sliding window to tell a duplicate:
   came (mtgsap does not know how many were sent after the last one
   received; mtgctl's summary does, when it sent them);
 - bit errors and bits: of every record with a sound header, duplicates
-  included; BER is their ratio.
+  included; BER is their ratio;
+- implausible: records whose sound header has a sequence number of 2^63
+  or more (SEQ_LIMIT), which no sender reaches. They count in `records`
+  and here, and nowhere else: their packet is as if it never came.
+
+The analyses of time (G.821, windows) refuse to make more than MAX_BINS
+seconds or windows (one wild stamp can stretch the interval to centuries).
 """
 
 import dataclasses
 
 import numpy as np
 
-from .fields import column
-from .recording import F_HDR_CORRUPT
+from .fields import column, since
+from .recording import F_HDR_CORRUPT, SEQ_LIMIT
+from .stats import AnalysisError, MAX_BINS, TooManyBins, bins_needed
+
+__all__ = ["AnalysisError", "Flow", "G821", "MAX_BINS", "SEQ_LIMIT",
+           "TooManyBins", "ber_windows", "expected", "flows", "g821",
+           "plausible", "sound", "windows"]
 
 SECOND = 1_000_000_000
-
-
-class AnalysisError(ValueError):
-    """Records an analysis cannot be made of; the message says why."""
 
 
 @dataclasses.dataclass
@@ -46,7 +53,12 @@ class Flow:
     bytes: int
     first_rx_ns: int
     last_rx_ns: int
-    index: np.ndarray = dataclasses.field(repr=False)  # its records, in order
+    implausible: int        # records with a sequence number >= SEQ_LIMIT
+    # its other records, in arrival order, as indices into `source`, the
+    # records flows() was given
+    index: np.ndarray = dataclasses.field(repr=False)
+    source: np.ndarray = dataclasses.field(default=None, repr=False,
+                                           compare=False)
 
     @property
     def ber(self):
@@ -62,6 +74,28 @@ class Flow:
 
 def sound(records):
     return (records["flags"] & F_HDR_CORRUPT) == 0
+
+
+def plausible(records):
+    """Records whose sequence number a sender can have reached."""
+    return records["seq"] < SEQ_LIMIT
+
+
+def own(records, flow):
+    """flow.index points into records: the array flows() was given (or
+    a view of the same memory, alike), else AnalysisError."""
+    src = flow.source
+    if src is None or records is src:
+        return
+    if (isinstance(records, np.ndarray) and records.dtype == src.dtype and
+            records.shape == src.shape and
+            records.strides == src.strides and
+            records.__array_interface__["data"][0] ==
+            src.__array_interface__["data"][0]):
+        return
+    raise AnalysisError(f"TG {flow.tg_id}: the flow was found in other "
+                        f"records than these (its index points into the "
+                        f"array given to flows())")
 
 
 def flows(records, mask=None):
@@ -93,28 +127,34 @@ def first_arrivals(seq):
 
 
 def _flow(records, index):
-    r = records[index]
+    whole = records[index]
+    ok = plausible(whole)
+    index = index[ok]
+    r = whole[ok]
     seq = r["seq"]
     first = first_arrivals(seq)
     received = int(first.sum())
     prev_max = np.maximum.accumulate(seq)
     reordered = int((first[1:] & (seq[1:] < prev_max[:-1] + 1)).sum())
-    return Flow(run_id=int(r["run_id"][0]), tg_id=int(r["tg_id"][0]),
-                records=len(r), received=received,
+    return Flow(run_id=int(whole["run_id"][0]), tg_id=int(whole["tg_id"][0]),
+                records=len(whole), received=received,
                 duplicates=len(r) - received, reordered=reordered,
-                lost=int(seq.max()) + 1 - received,
+                lost=int(seq.max()) + 1 - received if len(r) else 0,
                 bit_errors=int(r["wrong_bits"].sum(dtype=np.uint64)),
                 bits=int(r["payload_len"].sum(dtype=np.uint64)) * 8,
                 bytes=int(r["len"].sum(dtype=np.uint64)),
-                first_rx_ns=int(r["rx_ns"].min()),
-                last_rx_ns=int(r["rx_ns"].max()), index=index)
+                first_rx_ns=int(whole["rx_ns"].min()),
+                last_rx_ns=int(whole["rx_ns"].max()),
+                implausible=len(whole) - len(r), index=index,
+                source=records)
 
 
 def ber_windows(records, flow, window_ns, start_ns):
     """BER of a flow over windows of arrival time: (window start ns after
     start_ns, bits, bit errors) per window that holds records."""
+    own(records, flow)
     r = records[flow.index]
-    w = (r["rx_ns"].astype(np.int64) - start_ns) // window_ns
+    w = since(r["rx_ns"], start_ns) // window_ns
     wins, inv = np.unique(w, return_inverse=True)
     bits = np.bincount(inv, r["payload_len"].astype(np.float64) * 8)
     errs = np.bincount(inv, r["wrong_bits"].astype(np.float64))
@@ -125,14 +165,19 @@ def ber_windows(records, flow, window_ns, start_ns):
 
 def expected(records, flow):
     """Every packet the flow sent up to its highest sequence number, as
-    arrays over sequence numbers 0..max: scheduled departure (ns; for a
-    packet never received, interpolated linearly in sequence number between
-    the received packets around it, or the nearest one's beyond the ends),
-    payload bits (a lost packet's: the median of the flow's), wrong bits
-    (a lost packet: all of its bits) and whether it was received. Only a
-    packet's first copy counts."""
+    arrays over sequence numbers 0..max: scheduled departure (uint64 ns;
+    for a packet never received, interpolated linearly in sequence number
+    between the received packets around it, or the nearest one's beyond
+    the ends), payload bits (a lost packet's: the median of the flow's),
+    wrong bits (a lost packet: all of its bits) and whether it was
+    received. Only a packet's first copy counts."""
+    own(records, flow)
     r = records[flow.index]
+    if not len(r):
+        return (np.zeros(0, np.uint64), np.zeros(0, np.int64),
+                np.zeros(0, np.int64), np.zeros(0, bool))
     first = first_arrivals(r["seq"])
+    # Below SEQ_LIMIT (flows() left the rest out): int64 holds them.
     seq = r["seq"][first].astype(np.int64)
     order = np.argsort(seq)
     seq = seq[order]
@@ -145,12 +190,14 @@ def expected(records, flow):
     got = np.zeros(n, bool)
     got[seq] = True
     all_seq = np.arange(n)
-    # Interpolate around T0 in float: the offsets are small enough to be exact.
-    base = int(sched[0])
-    t = np.interp(all_seq, seq, (sched.astype(np.int64) - base)
-                  .astype(np.float64))
-    t = np.rint(t).astype(np.int64) + base
-    t[seq] = sched.astype(np.int64)
+    # Interpolate the offsets from the first departure in float (exact
+    # below 2^53 ns, 104 days); as delay() takes them, modulo 2^64, so
+    # a wild stamp cannot overflow.
+    off = since(sched, sched[0])
+    t = np.interp(all_seq, seq, off.astype(np.float64))
+    t = np.rint(np.clip(t, -2.0**63, 2.0**63 - 1024)).astype(np.int64)
+    t[seq] = off
+    t = t.view(np.uint64) + sched[0]
     pbits = r["payload_len"][first][order].astype(np.int64) * 8
     bits = np.full(n, int(np.median(pbits)) if len(pbits) else 0, np.int64)
     bits[seq] = pbits
@@ -245,11 +292,16 @@ def g821(records, flow, start_ns, start=None, end=None):
     [start, end) ns after T0, by default the seconds from the first
     packet's to the last's."""
     t, bits, wrong, _ = expected(records, flow)
-    sec = (t - start_ns) // SECOND
-    first = int(sec.min()) if start is None else start // SECOND
-    last = int(sec.max()) + 1 if end is None else -(-end // SECOND)
+    sec = since(t, start_ns) // SECOND
+    first = start // SECOND if start is not None else \
+        int(sec.min()) if len(sec) else 0
+    last = -(-end // SECOND) if end is not None else \
+        int(sec.max()) + 1 if len(sec) else first
+    n = bins_needed(max(last - first, 0),
+                    f"seconds of TG {flow.tg_id}, from {first} s to {last} s "
+                    f"after T0",
+                    "--from and --to choose fewer")
     inside = (sec >= first) & (sec < last)
-    n = max(last - first, 0)
     b = np.bincount(sec[inside] - first, bits[inside], minlength=n)
     w = np.bincount(sec[inside] - first, wrong[inside], minlength=n)
     res = g821_seconds(b.astype(np.int64), w.astype(np.int64))
@@ -269,22 +321,30 @@ def windows(records, flow_list, window_ns, start_ns, start=None, end=None):
         return {k: np.zeros(0) for k in ("start_ns", "packets", "bytes",
                                           "bps", "delay_ns", "jitter_ns",
                                           "lost")}
+    for f in flow_list:
+        own(records, f)
     idx = np.concatenate([f.index for f in flow_list])
     r = records[idx]
-    rt = r["rx_ns"].astype(np.int64) - start_ns
+    rt = since(r["rx_ns"], start_ns)
     lost_t = []
     for f in flow_list:
         t, _, _, got = expected(records, f)
-        lost_t.append(t[~got] - start_ns)
+        lost_t.append(since(t[~got], start_ns))
     lost_t = np.concatenate(lost_t)
-    lo = (min(rt.min(), lost_t.min()) if len(lost_t) else rt.min()) \
-        if start is None else start
-    hi = (max(rt.max(), lost_t.max()) if len(lost_t) else rt.max()) + 1 \
-        if end is None else end
+    every = np.concatenate([rt, lost_t])
+    lo = start if start is not None else \
+        int(every.min()) if len(every) else 0
+    hi = end if end is not None else \
+        int(every.max()) + 1 if len(every) else lo
     lo = lo // window_ns * window_ns
-    n = max(int(-(-(hi - lo) // window_ns)), 0)
-    w = (rt - lo) // window_ns
-    inside = (w >= 0) & (w < n)
+    n = bins_needed(max(-(-(hi - lo) // window_ns), 0),
+                    f"windows from {lo / 1e9:.9g} s to {hi / 1e9:.9g} s "
+                    f"after T0", "a longer --window, or --from and --to "
+                    "for fewer")
+    # Python's integers for the bounds: a wild stamp does not overflow.
+    inside = (rt >= lo) & (rt < lo + n * window_ns)
+    w = np.zeros(len(rt), np.int64)
+    w[inside] = (rt[inside] - lo) // window_ns
     w_in = w[inside]
     packets = np.bincount(w_in, minlength=n)
     nbytes = np.bincount(w_in, r["len"][inside].astype(np.float64),
@@ -298,8 +358,8 @@ def windows(records, flow_list, window_ns, start_ns, start=None, end=None):
     jsum = np.bincount(w[ok], np.abs(jit.values[ok]).astype(np.float64),
                        minlength=n)
     jcnt = np.bincount(w[ok], minlength=n)
-    lw = (lost_t - lo) // window_ns
-    lost = np.bincount(lw[(lw >= 0) & (lw < n)], minlength=n)
+    lin = (lost_t >= lo) & (lost_t < lo + n * window_ns)
+    lost = np.bincount((lost_t[lin] - lo) // window_ns, minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         return dict(start_ns=lo + np.arange(n) * window_ns, packets=packets,
                     bytes=nbytes, bps=nbytes * 8 * SECOND // window_ns,

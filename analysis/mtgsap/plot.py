@@ -32,9 +32,9 @@ from matplotlib.ticker import MaxNLocator
 from . import fit
 from . import meter
 from . import stats as st
-from .common import (UsageError, add_json, add_selection, interval,
-                     open_input, selected, tg_list, wrote)
-from .fields import FieldError, column, parse_duration
+from .common import (UsageError, add_json, add_selection, asked_by,
+                     interval, open_input, selected, tg_list, wrote)
+from .fields import FieldError, column, parse_duration, since
 from .recording import new_file
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -144,7 +144,7 @@ def plot_delay(rec, mask, args):
     for f in flows:
         ok = col.valid[f.index]
         idx = f.index[ok]
-        t = (rec.records["rx_ns"][idx].astype(np.int64) - rec.start_ns) / 1e9
+        t = since(rec.records["rx_ns"][idx], rec.start_ns) / 1e9
         series.append((f, t, col.values[idx].astype(np.float64)))
     unit, scale = _unit_of(col, [s[2] for s in series])
     fig, (ax,) = _figure()
@@ -194,7 +194,8 @@ def plot_pmf(rec, mask, args):
     for f, v in zip(flows, samples):
         if not len(v):
             continue
-        x, w, p, _ = st.pmf(v, bins=args.bins)
+        with asked_by("--bins", args.bins):
+            x, w, p, _ = st.pmf(v, bins=args.bins)
         label = _flow_label(f, flows)
         if not w.any():
             line = ax.vlines(x / scale, 0, p, label=label)
@@ -223,7 +224,9 @@ def plot_windows(rec, mask, args):
     # As the windows command: --from/--to in scheduled time.
     plain = type(args)(**dict(vars(args), start=None, end=None))
     flows = _flows(rec, selected(rec, plain), args)
-    total = meter.windows(rec.records, flows, win, rec.start_ns, start, end)
+    with asked_by("--window", args.window or "1s"):
+        total = meter.windows(rec.records, flows, win, rec.start_ns, start,
+                              end)
     if not len(total["start_ns"]):
         raise PlotError("no window in the interval")
     lo = int(total["start_ns"][0])
@@ -265,6 +268,8 @@ def plot_sending(rec, mask, args):
     bins = args.bins or 50
     if bins < 1:
         raise PlotError("--bins must be positive")
+    if bins > st.MAX_BINS:
+        raise PlotError(f"--bins {bins}: more than {st.MAX_BINS} bins")
     v = x.astype(np.float64)
     xlabel = "inter-departure time"
     if model.constant:

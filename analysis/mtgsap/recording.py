@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import stat
 import struct
 import tempfile
 
@@ -24,7 +25,7 @@ PAGE = 4096
 # The extra section (version 2): its header, then entries of a 64-byte
 # head and data, each padded to a multiple of 8 bytes.
 EXTRA_MAGIC = b"\x89MTGEXT\n"
-EXTRA_HEADER = struct.Struct("<8sQQQQ24x")
+EXTRA_HEADER = struct.Struct("<8sQQQQQ16x")
 EXTRA_HEAD = struct.Struct("<IHHQQQQIIHHIII")
 EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS = 1, 2, 3
 EXTRA_F_CUT = 1
@@ -32,12 +33,15 @@ NO_RECORD = (1 << 64) - 1
 
 # Record flags (struct mtg_rx_rec.flags); the metadata spells them too.
 STAMP_MASK = 0x3
-STAMP_NAMES = ("hook", "sw", "hw")
+STAMP_NAMES = ("hook", "sw", "hw", "unknown")   # 3: no source has it
 F_IPV6 = 0x4
 F_HDR_CORRUPT = 0x8
 F_CSUM_BAD = 0x10
 F_KEPT = 0x20           # extra entries of the record (payload, wrong bits)
 F_KEEP_LOST = 0x40      # one asked for, lost: the module had no room
+# A sequence number at or above this was never sent (a sender would have
+# sent 2^63 packets): the record is implausible, counted apart.
+SEQ_LIMIT = 1 << 63
 
 # The dtype of version 1, for recordings built from scratch; a file's own
 # metadata is what its records are read with.
@@ -95,6 +99,180 @@ def dtype_of(spec):
 
 
 RECORD_DTYPE = dtype_of(DTYPE_V1)
+RECORD_BYTES = RECORD_DTYPE.itemsize
+
+
+# --- the metadata: what a reader checks ----------------------------------------
+#
+# Documentation/recording-format.rst, "What a reader checks": the keys
+# below, where present, have these types (unknown keys are ignored); ctl/
+# recording.c checks the same. A type is a tuple: ("int", lo, hi), ("num",),
+# ("str",), ("bool",), ("const", value), ("obj", {key: (type, required)}),
+# ("list", item type), ("map",) (an object of anything), ("any",),
+# ("null", type) (that or null), ("or", a, b).
+
+def _obj(*required, **keys):
+    return ("obj", {k: (t, k in required) for k, t in keys.items()})
+
+
+UINT = ("int", 0, (1 << 64) - 1)
+U32 = ("int", 0, (1 << 32) - 1)
+U16 = ("int", 0, (1 << 16) - 1)
+TIME = ("int", 0, SEQ_LIMIT - 1)        # CLOCK_TAI ns before 2262
+INT = ("int", -(1 << 63), (1 << 64) - 1)
+NUM, STR, BOOL, MAP, ANY = ("num",), ("str",), ("bool",), ("map",), ("any",)
+ENDPOINT = ("or", _obj(addr=("null", STR), port=U16), STR)
+PAIR = {"thro": ("req", "min"), "inta_ns": ("min", "max"),
+        "mean_gap_ns": ("num", "den")}
+TG_META = _obj(
+    "id", id=U32, dist=("null", STR), dist_params=MAP,
+    pkts=_obj(min=UINT, max=UINT),
+    thro=("null", _obj("req", "min", req=UINT, min=UINT)),
+    inta_ns=("null", _obj("min", "max", min=UINT, max=UINT)),
+    table=_obj(mean_gap_ns=_obj("num", "den", num=UINT, den=UINT)),
+    src=ENDPOINT, dst=ENDPOINT,
+    patt=_obj(kind=STR, value=UINT, seed=UINT), mac=("null", STR),
+    keep=_obj(payload=BOOL, wrong_bits=BOOL))
+RECORD_FLAGS = {"stamp_mask": STAMP_MASK, "stamp_hook": 0, "stamp_sw": 1,
+                "stamp_hw": 2, "ipv6": F_IPV6, "hdr_corrupt": F_HDR_CORRUPT,
+                "csum_bad": F_CSUM_BAD, "kept": F_KEPT,
+                "keep_lost": F_KEEP_LOST}
+META = _obj(
+    "format", "version", "record",
+    format=("const", "mtg-recording"), version=UINT, command=STR,
+    mtgctl=STR, abi=_obj(major=UINT, minor=UINT), run_id=("null", U32),
+    start_ns=("null", TIME), host=_obj(name=STR, kernel=STR,
+                                       kernel_version=STR, machine=STR),
+    clock=_obj(id=STR, synchronised=BOOL, tai_offset_s=INT,
+               maxerror_us=UINT, esterror_us=UINT),
+    record=_obj("dtype", bytes=("const", RECORD_BYTES), dtype=("list", ANY),
+                flags=_obj(**{k: ("const", v)
+                              for k, v in RECORD_FLAGS.items()})),
+    ring_records=UINT, passthrough=BOOL,
+    interfaces=("list", _obj("id", id=U16, dev=("null", STR),
+                             netns=("null", STR), ifindex=UINT)),
+    idf=("null", _obj(file=STR, text=STR,
+                      includes=("list", _obj(file=STR, text=STR)))),
+    tgs=("list", TG_META), filtered=MAP, copied_from_partial=BOOL)
+
+
+def _says(t):
+    """What a value of type t is, in words."""
+    kind = t[0]
+    if kind == "int":
+        return (f"an integer from {t[1]} to {t[2]}" if t[1] >= 0 else
+                "an integer")
+    if kind == "null":
+        return f"{_says(t[1])} or null"
+    if kind == "or":
+        return f"{_says(t[1])} or {_says(t[2])}"
+    if kind == "const":
+        return json.dumps(t[1])
+    return {"num": "a number", "str": "a string", "bool": "true or false",
+            "obj": "an object", "map": "an object",
+            "list": "a list"}[kind]
+
+
+def _fits(v, t):
+    """Whether v has the type t (not looking inside objects and lists)."""
+    kind = t[0]
+    if kind == "null":
+        return v is None or _fits(v, t[1])
+    if kind == "or":
+        return _fits(v, t[1]) or _fits(v, t[2])
+    if kind == "int":
+        return type(v) is int and t[1] <= v <= t[2]
+    if kind == "num":
+        return type(v) in (int, float)
+    if kind == "const":
+        return type(v) is type(t[1]) and v == t[1]
+    if kind == "any":
+        return True
+    return isinstance(v, {"str": str, "bool": bool, "obj": dict,
+                          "map": dict, "list": list}[kind])
+
+
+class _MetaError(ValueError):
+    pass
+
+
+def _shown(v):
+    text = json.dumps(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check(v, t, where):
+    """v against t, inside objects and lists too; _MetaError says where
+    and what is wrong."""
+    if not _fits(v, t):
+        raise _MetaError(f"{where} is {_shown(v)}, not {_says(t)}")
+    while t[0] in ("null", "or"):
+        if v is None:
+            return
+        t = t[1] if _fits(v, t[1]) else t[2]
+    if t[0] == "obj":
+        for key, (kt, required) in t[1].items():
+            inner = f"{where}.{key}" if where else key
+            if key in v:
+                _check(v[key], kt, inner)
+            elif required:
+                raise _MetaError(f"{inner} is missing")
+    elif t[0] == "list":
+        for i, item in enumerate(v):
+            _check(item, t[1], f"{where}[{i}]")
+
+
+def _check_dtype(spec):
+    """The record's dtype must be version 1's: the same fields, in the same
+    order, of the same types (a one-byte type may be spelt |u1)."""
+    if len(spec) != len(DTYPE_V1):
+        raise _MetaError(f"record.dtype has {len(spec)} fields, not the "
+                         f"{len(DTYPE_V1)} of version 1")
+    for i, (got, want) in enumerate(zip(spec, DTYPE_V1)):
+        same = (isinstance(got, list) and len(got) == len(want) and
+                got[0] == want[0] and
+                (got[1] == want[1] or got[1] == "|" + want[1] == "|u1") and
+                got[2:] == want[2:])
+        if not same:
+            raise _MetaError(f"record.dtype[{i}] is {_shown(got)}, not "
+                             f"{json.dumps(want)} (version 1's records)")
+
+
+def _no_twice(pairs):
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _MetaError(f"not JSON: the key {json.dumps(key)} appears "
+                             f"twice in an object")
+        seen.add(key)
+    return dict(pairs)
+
+
+def _no_constant(name):
+    raise _MetaError(f"not JSON: {name} is not a JSON number")
+
+
+def check_meta(raw, version):
+    """The metadata (bytes) of a recording whose header says `version`,
+    parsed and checked (META, the record's dtype); _MetaError says what is
+    wrong."""
+    try:
+        meta = json.loads(raw.decode(), object_pairs_hook=_no_twice,
+                          parse_constant=_no_constant)
+    except UnicodeDecodeError as e:
+        raise _MetaError(f"not UTF-8: {e}") from None
+    except json.JSONDecodeError as e:
+        raise _MetaError(f"not JSON: {e}") from None
+    except RecursionError:
+        raise _MetaError("not JSON: nested too deep") from None
+    if not isinstance(meta, dict):
+        raise _MetaError("not a JSON object")
+    _check(meta, META, "")
+    if meta["version"] != version:
+        raise _MetaError(f"version is {meta['version']}, but the header "
+                         f"says {version}")
+    _check_dtype(meta["record"]["dtype"])
+    return meta
 
 
 def empty(n=0):
@@ -112,42 +290,39 @@ class Recording:
     def __init__(self, path):
         self.path = os.fspath(path)
         try:
-            size = os.path.getsize(self.path)
-            with open(self.path, "rb") as f:
-                head = f.read(HEADER.size)
-                self._check_header(head, size)
-                meta_raw = f.read(self.header["meta_bytes"])
+            # Not blocking: a FIFO would wait for a writer before fstat().
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK |
+                         os.O_CLOEXEC)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    raise RecordingError(f"{self.path}: not a regular file")
+                f = os.fdopen(fd, "rb")
+            except BaseException:
+                os.close(fd)
+                raise
+            with f:
+                self._read(f, st.st_size)
         except OSError as e:
             raise RecordingError(f"{self.path}: {e.strerror}") from None
+
+    def _read(self, f, size):
+        head = f.read(HEADER.size)
+        self._check_header(head, size)
+        h = self.header
         try:
-            self.meta = json.loads(meta_raw.decode())
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            self.meta = check_meta(f.read(h["meta_bytes"]), h["version"])
+        except _MetaError as e:
             raise RecordingError(f"{self.path}: damaged metadata: {e}") \
                 from None
-        if not isinstance(self.meta, dict) or \
-                self.meta.get("format") != "mtg-recording":
-            raise RecordingError(f"{self.path}: the metadata does not say "
-                                 f"format \"mtg-recording\"")
-        try:
-            dtype = dtype_of(self.meta["record"]["dtype"])
-        except (KeyError, TypeError):
-            raise RecordingError(f"{self.path}: the metadata has no record "
-                                 f"dtype") from None
-        h = self.header
-        if dtype.itemsize != h["record_bytes"]:
-            raise RecordingError(f"{self.path}: records of "
-                                 f"{h['record_bytes']} bytes, but the dtype "
-                                 f"has {dtype.itemsize}")
+        dtype = RECORD_DTYPE
         body = size - h["header_bytes"]
         n, self.partial_bytes = divmod(body, h["record_bytes"])
         self.complete = bool(h["flags"] & F_COMPLETE)
         self.extras_header = None
         self._extras = None
-        if h["version"] == VERSION_EXTRAS and not self.complete:
-            raise RecordingError(f"{self.path}: damaged header: format "
-                                 f"version 2 without the COMPLETE flag")
         if h["flags"] & F_EXTRAS:
-            n = self._check_extras(body)
+            n = self._check_extras(f, body)
             self.partial_bytes = 0
         elif self.complete and n < h["records"]:
             raise RecordingError(f"{self.path}: truncated: the header counts "
@@ -157,28 +332,24 @@ class Recording:
             raise RecordingError(f"{self.path}: damaged: {body - h['records'] * h['record_bytes']}"
                                  f" bytes after the {h['records']} records "
                                  f"the header counts")
-        self.records = (np.memmap(self.path, dtype=dtype, mode="r",
+        self.records = (np.memmap(f, dtype=dtype, mode="r",
                                   offset=h["header_bytes"], shape=(n,))
                         if n else np.zeros(0, dtype=dtype))
         self.start_ns = int(self.meta.get("start_ns") or
                             (self.records["rx_ns"].min() if n else 0))
 
-    def _check_extras(self, body):
+    def _check_extras(self, f, body):
         """Version 2: the records the header counts, then the section."""
         h = self.header
         n = h["records"]
         end = h["header_bytes"] + n * h["record_bytes"]
-        if h["version"] != VERSION_EXTRAS:
-            raise RecordingError(f"{self.path}: damaged header: format "
-                                 f"version 1 with the EXTRAS flag")
         if n * h["record_bytes"] + EXTRA_HEADER.size > body:
             raise RecordingError(f"{self.path}: truncated: the header says "
                                  f"{n} records and an extra section, the "
                                  f"file holds {body} bytes of them")
-        with open(self.path, "rb") as f:
-            f.seek(end)
-            magic, entries, nbytes, ctrl_drops, keep_drops = \
-                EXTRA_HEADER.unpack(f.read(EXTRA_HEADER.size))
+        f.seek(end)
+        magic, entries, nbytes, ctrl_drops, keep_drops, extras_lost = \
+            EXTRA_HEADER.unpack(f.read(EXTRA_HEADER.size))
         if magic != EXTRA_MAGIC:
             raise RecordingError(f"{self.path}: damaged: no extra section "
                                  f"(\\x89MTGEXT\\n) after the {n} records")
@@ -191,6 +362,7 @@ class Recording:
         self.extras_header = dict(entries=entries, bytes=nbytes,
                                   ctrl_drops=ctrl_drops,
                                   keep_drops=keep_drops,
+                                  extras_lost=extras_lost,
                                   offset=end + EXTRA_HEADER.size)
         return n
 
@@ -253,24 +425,36 @@ class Recording:
             raise RecordingError(f"{self.path}: truncated in its "
                                  f"{HEADER.size}-byte header")
         (_, version, header_bytes, record_bytes, flags, records, not_written,
-         ring_drops, end_ns, meta_bytes, extras_lost) = HEADER.unpack(head)
+         ring_drops, end_ns, meta_bytes, ifaces_lost) = HEADER.unpack(head)
         if version not in (VERSION, VERSION_EXTRAS):
             raise RecordingError(f"{self.path}: format version {version}; "
                                  f"this mtgsap reads versions {VERSION} and "
                                  f"{VERSION_EXTRAS}")
-        if (header_bytes % PAGE or header_bytes < HEADER.size + meta_bytes or
-                not record_bytes):
-            raise RecordingError(f"{self.path}: damaged header "
-                                 f"(header_bytes {header_bytes}, meta_bytes "
-                                 f"{meta_bytes}, record_bytes {record_bytes})")
+        if record_bytes != RECORD_BYTES:
+            raise RecordingError(f"{self.path}: damaged header: records of "
+                                 f"{record_bytes} bytes, the format has "
+                                 f"{RECORD_BYTES}")
+        if header_bytes % PAGE or header_bytes < HEADER.size + meta_bytes:
+            raise RecordingError(f"{self.path}: damaged header: records at "
+                                 f"byte {header_bytes}, metadata of "
+                                 f"{meta_bytes} bytes")
         if size < header_bytes:
             raise RecordingError(f"{self.path}: truncated: {size} bytes, the "
                                  f"records start at {header_bytes}")
+        if version == VERSION_EXTRAS and not flags & F_COMPLETE:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 2 without the COMPLETE flag")
+        if version == VERSION_EXTRAS and not flags & F_EXTRAS:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 2 without the EXTRAS flag")
+        if version == VERSION and flags & F_EXTRAS:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 1 with the EXTRAS flag")
         self.header = dict(version=version, header_bytes=header_bytes,
                            record_bytes=record_bytes, flags=flags,
                            records=records, not_written=not_written,
                            ring_drops=ring_drops, end_ns=end_ns,
-                           meta_bytes=meta_bytes, extras_lost=extras_lost)
+                           meta_bytes=meta_bytes, ifaces_lost=ifaces_lost)
 
     def __len__(self):
         return len(self.records)
@@ -381,7 +565,7 @@ def select_extras(extras, mask, tgs=None):
 
 
 def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
-          force=False, extras=(), extras_lost=0, ctrl_drops=0,
+          ifaces_lost=0, force=False, extras=(), extras_lost=0, ctrl_drops=0,
           keep_drops=0):
     """Writes a complete recording of `records` (a structured array of the
     current dtype, in memory or mapped: it is written in slices) with
@@ -406,7 +590,7 @@ def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
     head = HEADER.pack(MAGIC, version, header_bytes, RECORD_DTYPE.itemsize,
                        F_COMPLETE | (F_EXTRAS if v2 else 0), len(records),
                        not_written, ring_drops, end_ns, len(meta_raw),
-                       min(extras_lost, 0xffffffff) if v2 else 0)
+                       ifaces_lost)
     with new_file(path, force) as (f, _):
         f.write(head + meta_raw)
         f.write(b"\0" * (header_bytes - len(head) - len(meta_raw)))
@@ -417,7 +601,7 @@ def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
         if v2:
             body = b"".join(_extra_bytes(e) for e in extras)
             f.write(EXTRA_HEADER.pack(EXTRA_MAGIC, len(extras), len(body),
-                                      ctrl_drops, keep_drops))
+                                      ctrl_drops, keep_drops, extras_lost))
             f.write(body)
     return path
 
@@ -426,7 +610,7 @@ def extra_counts(rec):
     """The keywords of write() that keep a recording's counts of extra
     entries lost."""
     x = rec.extras_header or {}
-    return dict(extras_lost=rec.header["extras_lost"],
+    return dict(extras_lost=x.get("extras_lost", 0),
                 ctrl_drops=x.get("ctrl_drops", 0),
                 keep_drops=x.get("keep_drops", 0))
 
@@ -446,6 +630,6 @@ def copy(src, dst, *, force=False, partial=False):
         h = rec.header
         write(dst, meta, rec.records,
               ring_drops=h["ring_drops"], not_written=h["not_written"],
-              end_ns=h["end_ns"], force=force, extras=rec.extras,
-              **extra_counts(rec))
+              end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"], force=force,
+              extras=rec.extras, **extra_counts(rec))
         return len(rec)

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from .fields import FieldError, column, parse_duration
+from .fields import FieldError, column, parse_duration, since
 from .recording import F_HDR_CORRUPT
 
 TOKEN = re.compile(r"\s*(?:(?P<num>-?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?"
@@ -27,6 +27,26 @@ COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less,
 
 class ExprError(ValueError):
     pass
+
+
+FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<",
+           ">=": "<="}
+
+
+def compare(op, a, b):
+    """a op b, exactly: numpy compares an array with a Python number
+    exactly, but an unsigned with a signed array through float64; there
+    the sign decides, then the values as unsigned."""
+    kinds = (getattr(a, "dtype", None), getattr(b, "dtype", None))
+    kinds = tuple(k.kind if k is not None else None for k in kinds)
+    if kinds == ("i", "u"):
+        return compare(FLIPPED[op], b, a)
+    if kinds != ("u", "i"):
+        return COMPARE[op](a, b)
+    neg = b < 0
+    same = COMPARE[op](a.astype(np.uint64), b.astype(np.uint64))
+    # Below any unsigned value: a > b, a >= b and a != b hold.
+    return np.where(neg, op in (">", ">=", "!="), same)
 
 
 def _tokens(text):
@@ -137,13 +157,12 @@ class _Parser:
         for c in (left, right):
             if hasattr(c, "valid"):
                 known &= c.valid
-                vals.append(c.values.astype(np.int64)
-                            if c.values.dtype.kind == "u" else c.values)
+                vals.append(c.values)
             else:
                 vals.append(c)
         if left_tok is None and right_tok is None:
             raise self.error(tok, "compare a field, not two numbers")
-        return COMPARE[op[1]](vals[0], vals[1]), known
+        return compare(op[1], vals[0], vals[1]), known
 
 
 def condition(records, text, start_ns=0):
@@ -163,7 +182,7 @@ def selection(records, *, tgs=None, start=None, end=None, where=None,
     if tgs:
         keep &= np.isin(records["tg_id"], list(tgs)) & \
             ((records["flags"] & F_HDR_CORRUPT) == 0)
-    t = records["rx_ns"].astype(np.int64) - np.int64(start_ns)
+    t = since(records["rx_ns"], start_ns)
     if start is not None:
         keep &= t >= start
     if end is not None:

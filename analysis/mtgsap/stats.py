@@ -2,9 +2,15 @@
 """Descriptive statistics of a sample: MTGSAP's minimum, maximum, mean,
 variance, PMF and CDF, with percentiles."""
 
+import math
+
 import numpy as np
 
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99, 99.9)
+# The most bins, windows or seconds an analysis makes: more would be work
+# (and memory) that the records do not bound, as a tiny window or one wild
+# time stamp asks.
+MAX_BINS = 1 << 20
 # Records basic() takes at a time: few enough (1.5 MiB of them) that the
 # fields it reads one after the other come from the CPU's cache, so the
 # records cross the memory bus once.
@@ -12,6 +18,23 @@ CHUNK = 16384
 # A field with at most this many distinct values gets an exact PMF;
 # otherwise the values are binned.
 EXACT_PMF_VALUES = 64
+
+
+class AnalysisError(ValueError):
+    """Records an analysis cannot be made of; the message says why."""
+
+
+class TooManyBins(AnalysisError):
+    """More than MAX_BINS bins, windows or seconds."""
+
+
+def bins_needed(n, what, hint=None):
+    """n bins (what they are, in words), or TooManyBins when n is more than
+    MAX_BINS; hint says what to do instead."""
+    if n > MAX_BINS:
+        raise TooManyBins(f"{n} {what}, more than {MAX_BINS}" +
+                          (f": {hint}" if hint else ""))
+    return n
 
 
 def describe(values, percentiles=PERCENTILES):
@@ -82,9 +105,16 @@ def pmf(values, bins=None, width=None):
         bins = 50
     lo, hi = float(v.min()), float(v.max())
     if width is not None:
-        n = max(int(np.floor((hi - lo) / width)) + 1, 1)
+        if not width > 0:
+            raise AnalysisError(f"bins of {width:g}: the width must be "
+                                f"positive")
+        n = bins_needed(max(math.floor((hi - lo) / width) + 1, 1),
+                        f"bins of {width:g} from {lo:g} to {hi:g}")
         edges = lo + np.arange(n + 1) * width
     else:
+        if bins < 1:
+            raise AnalysisError(f"{bins} bins: at least 1")
+        bins_needed(bins, "bins")
         edges = np.linspace(lo, hi if hi > lo else lo + 1, bins + 1)
     counts, edges = np.histogram(v.astype(np.float64), edges)
     p = counts / v.size

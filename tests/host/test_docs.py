@@ -44,3 +44,17 @@ def test_every_page_is_in_the_index():
     for page in DOCS.glob("*.rst"):
         if page.name != "index.rst":
             assert f"\n   {page.stem}\n" in index, page.name
+
+
+def test_readme_says_what_is_built():
+    """README.md's first paragraph and parts table say D-ITG's signalling
+    (TSP, remote receivers, talking to D-ITG's programs) is planned for as
+    long as the controller has no TSP code, and in place once it has."""
+    root = DOCS.parent
+    readme = (root / "README.md").read_text()
+    intro = readme.split("\n\n")[1]
+    built = any(root.glob("ctl/**/tsp*.c"))
+    (row,) = [line for line in readme.splitlines()
+              if line.startswith("| TSP")]
+    assert row.endswith("| in place |" if built else "| planned |")
+    assert ("signalling protocol is not built yet" in intro) != built

@@ -455,7 +455,8 @@ def test_pcap_timing(mtgctl, tmp_path, nano, swap):
      "0a0d0d0a; pcapng: convert it with 'editcap -F pcap')"),
 ])
 def test_trace_and_pcap_errors(mtgctl, tmp_path, content, message):
-    """A bad trace or pcap file: where and what, and nothing printed."""
+    """A bad trace or pcap file: where and what (at the `dist` that names
+    it), and nothing printed."""
     model = "pcap" if isinstance(content, bytes) else "trace"
     if isinstance(content, bytes):
         (tmp_path / "calls.txt").write_bytes(content)
@@ -467,7 +468,8 @@ def test_trace_and_pcap_errors(mtgctl, tmp_path, content, message):
         res = subprocess.run([mtgctl, cmd, "t.idf"], cwd=tmp_path,
                              capture_output=True, text=True)
         assert res.returncode == 1 and res.stdout == ""
-        assert res.stderr == f"mtgctl: t.idf: TG 1: {message}\n"
+        assert res.stderr == \
+            f"t.idf:2:8: error: TG 1: 'dist {model}': {message}\n"
 
 
 # --- D-ITG's presets (its 2.8.1 source, src/ITGSend/traffic.cpp) -------------

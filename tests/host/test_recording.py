@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from mtgtest import abi
-from mtgsap.recording import HEADER, MAGIC, Recording, RecordingError
+from mtgsap.recording import (HEADER, MAGIC, Recording, RecordingError,
+                              copy)
 
 DTYPE = np.dtype(abi.RxRec)
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -45,13 +46,13 @@ def records(flows):
 
 
 def write_recording(path, recs, complete=True, version=1, extra=b"",
-                    header_records=None):
+                    header_records=None, ifaces_lost=0):
     body = json.dumps(meta()).encode()
     header_bytes = -(-(64 + len(body)) // 4096) * 4096
     head = HEADER.pack(MAGIC, version, header_bytes, 96,
                        1 if complete else 0,
                        len(recs) if header_records is None else header_records,
-                       0, 0, 0, len(body), 0)
+                       0, 0, 0, len(body), ifaces_lost)
     data = (head + body).ljust(header_bytes, b"\0") + recs.tobytes() + extra
     path.write_bytes(data)
     return data
@@ -99,6 +100,27 @@ def test_unfinished_recording_is_read_as_far_as_it_goes(mtgctl, tmp_path):
     assert out["not_written"] is None
     assert "not finished" in info(mtgctl, path).stdout
     assert len(Recording(path)) == 4
+
+
+@pytest.mark.parametrize("complete", [True, False],
+                         ids=["finished", "unfinished"])
+def test_interfaces_gone(mtgctl, tmp_path, complete):
+    """The header's ifaces_lost (reserved, 0, in older files): mtgctl info
+    and mtgsap read it, finished or not (the recorder writes it when an
+    interface goes), and a copy keeps it."""
+    path = tmp_path / "a.rec"
+    write_recording(path, records([(1, 1, range(4))]), complete=complete,
+                    ifaces_lost=2)
+    out = json.loads(info(mtgctl, path, "--json").stdout)
+    assert (out["complete"], out["ifaces_lost"]) == (complete, 2)
+    assert "interfaces that went away while it recorded: 2 " in \
+        info(mtgctl, path).stdout
+    assert Recording(path).header["ifaces_lost"] == 2
+    copy(path, tmp_path / "b.rec", partial=True)
+    assert Recording(tmp_path / "b.rec").header["ifaces_lost"] == 2
+    write_recording(path, records([(1, 1, range(4))]), complete=complete)
+    assert json.loads(info(mtgctl, path, "--json").stdout)["ifaces_lost"] == 0
+    assert "went away" not in info(mtgctl, path).stdout
 
 
 def cut(tmp_path, n):

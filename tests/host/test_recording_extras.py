@@ -103,6 +103,24 @@ def test_both_readers_read_the_extras(mtgctl, tmp_path):
         "lists), 5 not written" in text
 
 
+def test_interfaces_lost_and_entries_not_written_are_both_kept(
+        mtgctl, tmp_path, capsys):
+    """The header's word at offset 60 counts the interfaces that went
+    away; the entries not written are the extra section's count: a
+    version 2 file says both, and a copy keeps both."""
+    path = save(tmp_path, extras_lost=5, ifaces_lost=2)
+    head = HEADER.unpack(path.read_bytes()[:64])
+    assert head[10] == 2
+    for p in (path, tmp_path / "c.rec"):
+        if p != path:
+            copy(path, p)
+        out = json.loads(info(mtgctl, p, "--json").stdout)
+        assert (out["ifaces_lost"], out["extras"]["not_written"]) == (2, 5)
+        assert cli.main(["info", str(p), "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert (got["ifaces_lost"], got["extras"]["not_written"]) == (2, 5)
+
+
 def test_a_version_1_file_has_no_extras_in_info(mtgctl, tmp_path):
     out = json.loads(info(mtgctl, save(tmp_path, extras=()), "--json").stdout)
     assert out["version"] == 1 and out["extras"] is None
@@ -171,6 +189,7 @@ def test_a_damaged_section_is_refused(mtgctl, tmp_path, damage, c_says,
 
 @pytest.mark.parametrize("version, flags, says", [
     (2, 0, "format version 2 without the COMPLETE flag"),
+    (2, 1, "format version 2 without the EXTRAS flag"),
     (1, 3, "format version 1 with the EXTRAS flag"),
 ])
 def test_inconsistent_headers_are_refused(mtgctl, tmp_path, version, flags,

@@ -9,7 +9,7 @@ import pytest
 from mtgtest.abi import __file__ as _abi_file
 
 ROOT = _abi_file.rsplit("/tests/", 1)[0]
-SCAN = f"{ROOT}/tests/vm/scan-kmsg"
+SCAN = f"{ROOT}/scripts/vm/scan-kmsg"
 
 CLEAN = """\
 [    0.000000] Linux version 6.1.0-56-amd64 (debian-kernel@lists.debian.org)

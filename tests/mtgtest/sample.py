@@ -20,7 +20,7 @@ MS = 10**6
 HEADERS = 14 + 20 + 8 + 88      # Ethernet, IPv4, UDP, MTG
 
 
-def _flow(rng, tg, sched, payload, owd_ms, owd_sd_ms, lost=0.0, dup=0.0):
+def flow(rng, tg, sched, payload, owd_ms, owd_sd_ms, lost=0.0, dup=0.0):
     n = len(sched)
     r = empty(n)
     r["seq"] = np.arange(n)
@@ -57,7 +57,7 @@ def run_meta(**changes):
 def loop_recording(path):
     rng = np.random.default_rng(2026)
     n1 = 9000
-    r1 = _flow(rng, 1, T0 + S + np.arange(n1) * (S // 100), 1000, 5, 0.5,
+    r1 = flow(rng, 1, T0 + S + np.arange(n1) * (S // 100), 1000, 5, 0.5,
                lost=0.0005, dup=0.001)
     errors = rng.random(len(r1)) < 0.003
     r1["wrong_bits"][errors] = rng.integers(1, 4, errors.sum())
@@ -66,7 +66,7 @@ def loop_recording(path):
     r1["wrong_bits"][burst] = rng.integers(10, 40, burst.sum())
     gaps = rng.exponential(32 * MS, 2900).astype(np.int64)
     sched2 = T0 + S + np.cumsum(gaps)
-    r2 = _flow(rng, 2, sched2[sched2 < T0 + 91 * S], 256, 8, 1)
+    r2 = flow(rng, 2, sched2[sched2 < T0 + 91 * S], 256, 8, 1)
     bad = empty(3)
     bad["flags"] = 1 | F_HDR_CORRUPT
     bad["ttl"] = 63

@@ -17,7 +17,7 @@ DEBUG_KERNEL = os.path.exists("/sys/kernel/debug/kmemleak")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KO = ROOT / "kmod" / "mtg.ko"
 KMSG_PATTERNS = re.compile(subprocess.run(
-    [str(ROOT / "tests/vm/scan-kmsg"), "--patterns"],
+    [str(ROOT / "scripts/vm/scan-kmsg"), "--patterns"],
     check=True, capture_output=True, text=True).stdout.strip())
 
 
@@ -78,7 +78,7 @@ def python(code, *args, check=True, timeout=120, prefix=(), **kwargs):
 
 
 def virtio_nets():
-    """virtio_net devices of this namespace (tests/vm/run with
+    """virtio_net devices of this namespace (scripts/vm/run with
     MTG_VM_NETWORK=loop gives two, wired back to back), by name, with their
     virtio device (as tests/vm/test_ifaces.py finds them)."""
     found = {}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Fixtures for the tests that need the module: they run inside the VM.
 
-Every test here is marked `vm`. They run through tests/vm/run (one boot for
+Every test here is marked `vm`. They run through scripts/vm/run (one boot for
 the whole suite, `make test-vm`); outside a VM they refuse to run rather
 than load a module into the host.
 """
@@ -27,7 +27,7 @@ def pytest_configure(config):
     if os.environ.get("MTG_IN_VM") != "1":
         raise pytest.UsageError(
             "tests/vm needs the VM lane: run 'make test-vm' "
-            "(or tests/vm/run .venv/bin/pytest tests/vm)")
+            "(or scripts/vm/run .venv/bin/pytest tests/vm)")
 
 
 @pytest.fixture(scope="session")

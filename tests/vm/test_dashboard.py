@@ -32,7 +32,7 @@ import pytest
 
 from mtgsap.recording import Recording
 from mtgtest.ctl import MTGCTL, summary_of, write_idf
-from mtgtest.system import DEBUG_KERNEL
+from mtgtest.system import DEBUG_KERNEL, run
 from mtgtest.term import Terminal
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst
@@ -238,3 +238,35 @@ def test_json_stream_totals_agree(make_loop, tmp_path):
     if keep:
         pathlib.Path(keep).write_text(p.stdout)
         pathlib.Path(keep).with_name("listen.jsonl").write_text(out)
+
+
+def test_dashboard_line_for_a_receive_interface_gone(make_loop, tmp_path):
+    """The interface a run records on is deleted while the dashboard
+    shows the run: a red line under the receiving side names it, the
+    event pane says it, and after the run (which ends by itself) the
+    terminal gets the report's line and the exit status is 2."""
+    loop = make_loop(4)
+    name = f"{loop.r}@{loop.ns_r}"
+    write_idf(tmp_path, f"listen {loop.listen()}\n"
+              f"netns {loop.ns_s} dev {loop.a}\n"
+              "dist fixed pkts fixed 200 200 inta 20ms count 300\n"
+              f"tgid 1 dst {dst(loop, 9001)}\n")
+    argv = ["sh", "-c", f"cd {tmp_path} && exec {MTGCTL} run run.idf "
+            f"-o run.rec --json summary.json --start-delay {START_DELAY} "
+            f"--drain {DRAIN}"]
+    with Terminal(tmp_path, argv, cols=160, lines=40) as t:
+        t.wait_for(lambda s: 1 in rows(s) and count(rows(s)[1]["rcvd"]) > 0,
+                   timeout=60 * SLOW, what="TG 1 receiving")
+        run("ip", "-n", loop.ns_r, "link", "del", loop.r, timeout=60)
+        s = t.wait_for(lambda s: f"receive interface gone: {name}: nothing "
+                       "more is received on it" in s, timeout=30 * SLOW,
+                       what="the line of the interface gone")
+        assert f"event: receive interface {name} went away" in s
+        assert s.splitlines()[3].startswith("receive interface gone: ")
+        status = t.wait_exit(timeout=120 * SLOW)
+        after = t.screen()
+    assert status == 2, after
+    assert f"rx: interface {name} went away at " in after
+    s = summary_of(tmp_path)
+    assert [(x["dev"], x["netns"]) for x in s["ifaces_lost"]] == \
+        [(loop.r, loop.ns_r)]

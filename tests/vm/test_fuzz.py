@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Random calls on /dev/mtg (tests/fuzz/mtg_fuzz.c) with fixed seeds: the
 fuzzer's own checks hold, the kernel reports nothing (the autouse fixture
-and tests/vm/run scan the log) and the module unloads afterwards. Traffic
+and scripts/vm/run scan the log) and the module unloads afterwards. Traffic
 generators are started, steered and fed random tables on a veth pair into
 a namespace, where sessions listen while random bytes land on their
 receive rings' consumer counts."""

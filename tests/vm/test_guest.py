@@ -3,7 +3,7 @@
 guest's CPU is QEMU's, and QEMU 7.2's TCG (Debian 12) got AVX2 code wrong:
 numpy's sort, which dispatches to AVX2, returned unsorted arrays in the VM,
 and `make demo` crashed in mtgsap when netem had reordered a few packets
-(tests/vm/lib.sh now boots a CPU without AVX2). These tests would have
+(scripts/vm/lib.sh now boots a CPU without AVX2). These tests would have
 caught it: numpy against pure Python on the shape of data mtgsap sorts,
 then mtgsap end to end on a recording shaped like the demo's."""
 
@@ -46,7 +46,7 @@ def test_numpy_sorts_as_python_does():
         wrong += [(trial, k) for k, v in got.items() if v != want]
     assert not wrong, (
         f"numpy sorts wrongly in this guest ({len(wrong)} of 1200, first "
-        f"{wrong[:3]}): the emulated CPU is broken; see tests/vm/lib.sh")
+        f"{wrong[:3]}): the emulated CPU is broken; see scripts/vm/lib.sh")
 
 
 def demo_shaped(path, seed=1999):

@@ -156,7 +156,7 @@ def test_capability_checked_in_target_namespace(mtg):
 
 
 def virtio_nets():
-    """virtio_net devices (tests/vm/run with MTG_VM_NETWORK=loop) by name."""
+    """virtio_net devices (scripts/vm/run with MTG_VM_NETWORK=loop) by name."""
     found = {}
     for dev in sorted(os.listdir("/sys/class/net")):
         driver = f"/sys/class/net/{dev}/device/driver"

@@ -23,9 +23,11 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import stat
 import subprocess
+import threading
 import time
 
 import numpy as np
@@ -727,3 +729,261 @@ def test_addr_broadcast_and_myself(make_loop, tmp_path):
         assert (t["sent"], t["received"]) == (100, 100), name
         r = Recording(d / "run.rec").records
         assert set(r["ttl"]) == {ttl}, name
+
+
+# --- nothing lost silently: devices, namespaces, a killed mtgctl ---------------
+
+PROGRESS_RX = r"tg 1: (\d+) sent, \d+ tx_errors, \w+, (\d+) received"
+
+
+def lines_until(proc, ready, timeout=300):
+    """proc's stdout lines up to the first that ready() accepts. proc is
+    killed, and the test fails, if none comes within timeout."""
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    seen = []
+    try:
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                proc.kill()
+                proc.wait()
+                pytest.fail("no line came that was waited for:\n" +
+                            "".join(seen) + proc.stderr.read())
+            seen.append(line)
+            if ready(line):
+                return seen
+    finally:
+        timer.cancel()
+
+
+def ends_by_itself(proc, timeout=300):
+    """(stdout, stderr) of proc once it ends; killed (the test fails) if it
+    runs on past timeout."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running after {timeout} s:\n{out}{err}")
+
+
+def receiving(line):
+    m = re.search(PROGRESS_RX, line)
+    return bool(m) and int(m[2]) > 0
+
+
+def check_lost_iface(s, rec_path, dev, ns):
+    """The summary, the recording's header, mtgctl info and mtgsap info
+    all say that dev went away, and nothing of it was recorded after."""
+    rec = Recording(rec_path)
+    iface = rec.meta["interfaces"][0]
+    (gone,) = s["ifaces_lost"]
+    assert (gone["id"], gone["dev"], gone["netns"]) == (iface["id"], dev, ns)
+    assert s["start_ns"] <= gone["lost_ns"] <= s["end_ns"]
+    assert rec.complete and rec.header["ifaces_lost"] == 1
+    assert len(rec) > 0 and int(rec.records["rx_ns"].max()) <= \
+        gone["lost_ns"]
+    res = subprocess.run([MTGCTL, "info", rec_path, "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["ifaces_lost"] == 1
+    res = subprocess.run([ROOT / ".venv/bin/mtgsap", "info", rec_path,
+                          "--json"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["ifaces_lost"] == 1
+    return rec
+
+
+def test_receive_interface_deleted_under_a_run(make_loop, tmp_path):
+    """The interface a run records on is deleted while its TG sends: an
+    event line says so at once, the progress lines and the report name it,
+    the summary and the recording's header count it, and the exit status
+    is 2; what the TG sent after that counts as lost (sent = received +
+    lost), and every record is from before mtgctl saw it go."""
+    loop = make_loop(4)
+    text = globals_idf(loop, 4000, 200) + f"tgid 1 dst {dst(loop, 9001)}\n"
+    write_idf(tmp_path, text)
+    name = f"{loop.r}@{loop.ns_r}"
+    proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "-o",
+                        "run.rec", "--drain", DRAIN)
+    seen = lines_until(proc, receiving)
+    run("ip", "-n", loop.ns_r, "link", "del", loop.r, timeout=60)
+    out, err = ends_by_itself(proc)
+    out = "".join(seen) + out
+    assert proc.returncode == 2, out + err
+    assert re.search(r"\d+\.\ds event: receive interface " + re.escape(name) +
+                     r" went away: nothing more is received on it\n", out), out
+    assert f"rx: interface {name} went away at " in out
+    s = summary_of(tmp_path)
+    (tg,) = s["tgs"]
+    assert (tg["state"], tg["sent"]) == ("finished", 4000)
+    assert 0 < tg["received"] < tg["sent"] == tg["received"] + tg["lost"]
+    rec = check_lost_iface(s, tmp_path / "run.rec", loop.r, loop.ns_r)
+    assert len(rec) == s["rx"]["packets"] == tg["received"]
+    # the progress lines said it too, from the loss on
+    after = out[out.index("went away: nothing more"):]
+    assert re.search(r"ring drops, interfaces gone: " + re.escape(name) +
+                     "; run.rec: ", after), out
+
+
+@pytest.mark.parametrize("how", ["link", "netns"])
+def test_listen_ends_when_its_device_goes(make_loop, tmp_path, how):
+    """`mtgctl listen` on one interface, which goes away (deleted, or its
+    namespace deleted: mtgctl holds the namespace no longer than it needs
+    to): nothing more can arrive, so it ends by itself, exit status 2,
+    with the event in the stream, the interface named in the stream's
+    rx, the summary and the recording, which keeps what came before."""
+    loop = make_loop(4)
+    name = f"{loop.r}@{loop.ns_r}"
+    listener = subprocess.Popen(
+        [MTGCTL, "listen", loop.listen(), "--json-stream", "-o",
+         "listen.rec", "--json", "listen.json"], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = listener.stderr.readline()
+        assert first.startswith("listening on 1 interface"), first
+        write_idf(tmp_path, globals_idf(loop, 500, 200, listen=False) +
+                  f"tgid 1 dst {dst(loop, 9001)}\n")
+        res = mtgctl_run(tmp_path, "--start-delay", START_DELAY)
+        assert res.returncode == 0, res.stdout + res.stderr
+        time.sleep(1)
+        if how == "link":
+            run("ip", "-n", loop.ns_r, "link", "del", loop.r, timeout=60)
+        else:
+            run("ip", "netns", "del", loop.ns_r, timeout=60)
+    except BaseException:
+        listener.kill()
+        listener.wait()
+        raise
+    out, err = ends_by_itself(listener, timeout=120)
+    assert listener.returncode == 2, out + err
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert lines[-1]["type"] == "end"
+    assert lines[-1]["rx"]["ifaces_lost"] == [name]
+    assert all(x["rx"]["ifaces_lost"] in ([], [name]) for x in lines)
+    events = [e for x in lines for e in x["events"]]
+    assert any(f"receive interface {name} went away" in e for e in events)
+    assert ("every interface listened on went away: nothing more can "
+            "arrive, listening ends") in events
+    assert f"rx: interface {name} went away at " in err
+    sender = summary_of(tmp_path)
+    got = json.loads((tmp_path / "listen.json").read_text())
+    assert [(t["run_id"], t["id"], t["received"]) for t in got["tgs"]] == \
+        [(sender["run_id"], 1, 500)]
+    assert got["interrupted"] is False
+    rec = check_lost_iface(got, tmp_path / "listen.rec", loop.r, loop.ns_r)
+    assert len(rec) == 500
+
+
+def test_sender_namespace_deleted_under_a_run(make_loop, tmp_path):
+    """`ip netns del` of the namespace a TG without end sends from: mtgctl
+    does not keep it alive, so it really goes, its interface with it; the
+    TG fails (dev_gone) and the run ends by itself, exit status 2, saying
+    that the namespace was deleted. What came back is what the capture
+    saw, and the TG sent at least that."""
+    loop = make_loop(4)
+    write_idf(tmp_path, f"listen {loop.listen()}\n"
+              f"netns {loop.ns_s} dev {loop.a}\n"
+              "dist fixed pkts fixed 200 200 inta 1ms patt random\n"
+              f"tgid 1 dst {dst(loop, 9001)}\n")
+    with loop.capture() as cap:
+        proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "-o",
+                            "run.rec", "--drain", DRAIN)
+        seen = lines_until(proc, receiving)
+        run("ip", "netns", "del", loop.ns_s, timeout=60)
+        out, err = ends_by_itself(proc)
+    out = "".join(seen) + out
+    assert proc.returncode == 2, out + err
+    assert cap.lossless, cap.stderr
+    assert not os.path.exists(f"/run/netns/{loop.ns_s}")
+    assert re.search(r"\d+\.\ds event: tg 1: failed: its namespace " +
+                     re.escape(loop.ns_s) + " was deleted\n", out), out
+    s = summary_of(tmp_path)
+    (tg,) = s["tgs"]
+    assert (tg["state"], tg["error"], tg["netns_deleted"]) == \
+        ("failed", "dev_gone", True), tg
+    assert s["interrupted"] is False
+    (report,) = [x for x in out.splitlines() if x.startswith("tg 1: ")]
+    assert report.startswith("tg 1: failed dev_gone, ")
+    assert report.endswith(f"; its namespace {loop.ns_s} was deleted")
+    ours, _ = witness(cap.frames, s["run_id"])
+    assert 0 < len(ours) == tg["received"] <= tg["sent"]
+    assert len(Recording(tmp_path / "run.rec")) == len(ours)
+
+
+@pytest.mark.parametrize("again", [False, True], ids=["deleted", "remade"])
+def test_time_user_tg_whose_namespace_was_deleted(make_loop, tmp_path, again):
+    """A `time user` TG opens its namespace when the operator starts it:
+    deleted in the meantime (or deleted and made again under its name, a
+    namespace the run never resolved anything in), the start is refused,
+    naming the TG and the namespace, and nothing is sent into it."""
+    loop = make_loop(4)
+    text = (f"listen {loop.listen()}\n"
+            f"netns {loop.ns_s} dev {loop.a}\n"
+            "dist fixed pkts fixed 200 200 inta 1ms count 200 patt random\n"
+            f"tgid 2 dst {dst(loop, 9002)} time user\n")
+    write_idf(tmp_path, text)
+    proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "--drain",
+                        DRAIN)
+    seen = lines_until(proc, lambda line: "kill -USR1" in line)
+    run("ip", "netns", "del", loop.ns_s, timeout=60)
+    if again:
+        run("ip", "netns", "add", loop.ns_s)
+    proc.send_signal(signal.SIGUSR1)
+    out, err = ends_by_itself(proc)
+    out = "".join(seen) + out
+    assert proc.returncode == 1, out + err
+    assert (f"mtgctl: cannot start TG 2 (run.idf:4): its namespace "
+            f"{loop.ns_s} was deleted since the run began" +
+            (" (the name is another namespace's now)" if again else "") +
+            "\n") in err
+    (tg,) = summary_of(tmp_path)["tgs"]
+    assert (tg["state"], tg["sent"], tg["received"], tg["netns_deleted"]) \
+        == ("not started", 0, 0, True)
+
+
+def test_sigkill_keeps_what_the_progress_line_counted(make_loop, tmp_path):
+    """mtgctl killed with SIGKILL while it records: the recording is
+    unfinished but readable (mtgctl info, mtgsap), holds whole records
+    only, at least as many as the last progress line counted in it (what
+    a line counts is on the disk), and they are the frames the capture
+    saw, in its order, with none missing before the last."""
+    loop = make_loop(4)
+    write_idf(tmp_path, globals_idf(loop, 20000, 200) +
+              f"tgid 1 dst {dst(loop, 9001)}\n")
+    counted = []
+
+    def rec_line(line):
+        m = re.search(r"rx: \d+ records, .*; run\.rec: (\d+) records", line)
+        if m and int(m[1]):
+            counted.append(int(m[1]))
+        return len(counted) >= 3
+
+    with loop.capture() as cap:
+        proc = mtgctl_start(tmp_path, "--start-delay", START_DELAY, "-o",
+                            "run.rec")
+        lines_until(proc, rec_line)
+        proc.kill()
+        proc.wait()
+    assert cap.lossless, cap.stderr
+    rec = Recording(tmp_path / "run.rec")
+    assert not rec.complete and rec.partial_bytes == 0
+    assert len(rec) >= counted[-1] > 0, counted
+    run_id = int(rec.records["run_id"][0])
+    ours, _ = witness(cap.frames, run_id)
+    got = [(int(a), int(b)) for a, b in zip(rec.records["tg_id"],
+                                            rec.records["seq"])]
+    assert got == [(v.hdr.tg_id, v.hdr.seq) for _, v in ours[:len(rec)]]
+    # What the kill cost, for the record (Documentation/recording-format.rst)
+    print(f"killed: {len(ours) - len(rec)} of {len(ours)} frames captured "
+          f"were not in the recording")
+    res = subprocess.run([MTGCTL, "info", tmp_path / "run.rec"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and "not finished" in res.stdout, res.stderr
+    res = subprocess.run([ROOT / ".venv/bin/mtgsap", "flows",
+                          tmp_path / "run.rec", "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    (flow,) = json.loads(res.stdout)["flows"]
+    assert (flow["tg"], flow["received"], flow["lost"]) == (1, len(rec), 0)

@@ -796,3 +796,71 @@ def test_duplicate_tg_id_refused(static_link, tgs):
     assert st.state == abi.TG_RUNNING and st.tg_id == first.tg_id
     tgs.s.tg_kill(5)
     assert tgs.stats(5).state == abi.TG_KILLED
+
+
+# --- neighbour resolution ----------------------------------------------------
+
+@pytest.fixture
+def fresh_link6(netns):
+    """Factory of IPv6 veth links whose a end gets the IPv6 settings given
+    (net.ipv6.conf.A.KEY=VALUE) before it comes up, and is used at once."""
+    from mtgtest.system import unique
+    made = []
+
+    def make(**conf):
+        ns = netns()
+        a, b = unique("va"), unique("vb")
+        run("ip", "link", "add", a, "type", "veth", "peer", "name", b)
+        made.append(a)
+        run("ip", "link", "set", b, "netns", ns)
+        for key, value in conf.items():
+            run("sysctl", "-qw", f"net.ipv6.conf.{a}.{key}={value}")
+        run("ip", "-n", ns, "link", "set", b, "up")
+        run("ip", "link", "set", a, "up")
+        return address_link(a, b, ns, 6)
+
+    yield make
+    for a in made:
+        run("ip", "link", "del", a, check=False, timeout=60)
+
+
+def link_local_flags(dev):
+    return run("ip", "-6", "addr", "show", "dev", dev, "scope", "link").stdout
+
+
+def test_ipv6_start_waits_for_the_link_local_address(fresh_link6, tgs):
+    """IPv6 solicits the next hop from a link-local address of the device,
+    and the kernel sends no solicitation while that address is tentative
+    (its duplicate address detection runs 1 to 2 s after the device comes
+    up, or longer: here 3 probes). A TG started in that time waited 2 s for
+    an answer to solicitations never sent (EHOSTUNREACH, issue 17's
+    test_pass_through on a fast machine); it now waits out the detection,
+    resolves the peer and sends."""
+    link = fresh_link6(dad_transmits=3)
+    assert "tentative" in link_local_flags(link.a)
+    run_id = new_run_id()
+    started = tgs.start(link, 1, run_id, tai_ns() + 10 * S,
+                        entries=[(MS, 200)], stop_count=20)
+    assert "tentative" not in link_local_flags(link.a)
+    assert started.mac == link.b_mac
+    st = tgs.wait(1)
+    assert (st.state, st.sent) == (abi.TG_FINISHED, 20)
+
+
+def test_ipv6_without_a_link_local_address(fresh_link6, tgs):
+    """A device with no IPv6 link-local address (addr_gen_mode none) cannot
+    solicit its neighbours: refused at once with EADDRNOTAVAIL, not after
+    2 s of silence; with the neighbour's MAC in the table (or given), the
+    TG needs no solicitation and starts."""
+    link = fresh_link6(addr_gen_mode=1)
+    assert "inet6" not in link_local_flags(link.a)
+    err = abi.errno_of(tgs.start, link, 1, new_run_id(), tai_ns() + 10 * S,
+                       entries=[(MS, 200)], stop_count=20)
+    assert err == errno.EADDRNOTAVAIL
+    assert abi.errno_of(tgs.stats, 1) == errno.ENOENT, "half-started TG"
+    run("ip", "-6", "neigh", "replace", link.b_addr, "lladdr", link.b_mac,
+        "dev", link.a, "nud", "permanent")
+    started = tgs.start(link, 1, new_run_id(), tai_ns() + LEAD_NS,
+                        entries=[(MS, 200)], stop_count=20)
+    assert started.mac == link.b_mac
+    assert tgs.wait(1).sent == 20
