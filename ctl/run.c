@@ -510,11 +510,12 @@ static void stream_restart(struct run *r, struct run_tg *t)
 }
 
 /*
- * Start a TG that ended (or was stopped for it) again now: the module's
- * MTG_TG_F_RESTART, which goes on with its sequence numbers and counters;
- * from the start of its table, its count and duration anew. Says why not.
+ * Start a TG that ended (or was stopped for it) again now, its namespace
+ * open: the module's MTG_TG_F_RESTART, which goes on with its sequence
+ * numbers and counters; from the start of its table, its count and
+ * duration anew. Says why not.
  */
-static int restart_tg(struct run *r, struct run_tg *t)
+static int restart_tg_now(struct run *r, struct run_tg *t)
 {
 	struct mtg_tg_start *s = &t->start;
 	uint64_t begin = now_tai() + USER_LEAD_NS;
@@ -571,17 +572,30 @@ static void release_netns(struct run *r)
 	r->ns_released = true;
 }
 
-/* Start one TG; says why not. */
-static int start_tg(struct run *r, struct run_tg *t)
+/* start(r, t) with the TG's namespace open (tg_netns), then let go. */
+static int in_tg_netns(struct run *r, struct run_tg *t,
+		       int (*start)(struct run *r, struct run_tg *t))
 {
 	int err = tg_netns(r, t);
 
 	if (err)
 		return err;
-	err = start_tg_now(r, t);
+	err = start(r, t);
 	if (r->ns_released)
 		netns_cache_release(&r->ns);
 	return err;
+}
+
+/* Start one TG; says why not. */
+static int start_tg(struct run *r, struct run_tg *t)
+{
+	return in_tg_netns(r, t, start_tg_now);
+}
+
+/* Start one TG that ended again (restart_tg_now); says why not. */
+static int restart_tg(struct run *r, struct run_tg *t)
+{
+	return in_tg_netns(r, t, restart_tg_now);
 }
 
 /*
