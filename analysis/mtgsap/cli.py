@@ -11,7 +11,8 @@ import numpy as np
 from . import meter as fl
 from . import stats as st
 from .common import (UsageError, add_json, add_selection, answer, asked_by,
-                     interval, open_input, selected, tg_list, wrote)
+                     check_tgs, interval, open_input, selected, tg_list,
+                     wrote)
 from .fields import FieldError, column, parse_duration
 from .recording import (EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS,
                         F_KEEP_LOST, RecordingError, STAMP_MASK, STAMP_NAMES,
@@ -78,7 +79,7 @@ def _text(data, limit=60):
 
 def cmd_ctrl(args):
     with open_input(args) as rec:
-        tgs = tg_list(args)
+        tgs = check_tgs(rec, args, {e.tg_id for e in rec.extras})
         msgs = rec.control_messages(None if tgs is None else set(tgs))
         rows = [dict(run_id=m.run_id, tg=m.tg_id, seq=m.seq,
                      t=(m.rx_ns - rec.start_ns) / 1e9, rx_ns=m.rx_ns,
@@ -102,7 +103,7 @@ def cmd_ctrl(args):
 
 def cmd_kept(args):
     with open_input(args) as rec:
-        tgs = tg_list(args)
+        tgs = check_tgs(rec, args, {e.tg_id for e in rec.extras})
         tgs = None if tgs is None else set(tgs)
         rows = []
         for kind, name in ((EXTRA_PAYLOAD, "payload"),

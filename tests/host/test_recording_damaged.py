@@ -470,6 +470,8 @@ COMMANDS = {
     "plot": lambda f: ["plot", f, "windows", "--window", "1s", "-o",
                        "out.png"],
     "export": lambda f: ["export", f, "-o", "out.pcapng"],
+    "ctrl": lambda f: ["ctrl", f],
+    "kept": lambda f: ["kept", f],
 }
 
 
@@ -669,7 +671,8 @@ def test_too_many_bins_are_refused(good, tmp_path, argv, what):
 @pytest.mark.parametrize("command", [
     ["filter", "-o", "x.rec"], ["stats", "owd"], ["flows"], ["ber"],
     ["g821"], ["windows", "--window", "1s"], ["fit"],
-    ["plot", "delay", "-o", "x.png"], ["export", "-o", "x.csv"]])
+    ["plot", "delay", "-o", "x.png"], ["export", "-o", "x.csv"], ["ctrl"],
+    ["kept"]])
 def test_a_tg_not_in_the_recording(good, tmp_path, command):
     """Every command that takes --tg says the same of a TG the recording
     does not have, and makes nothing."""

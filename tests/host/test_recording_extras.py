@@ -153,6 +153,20 @@ def test_mtgsap_lists_the_control_messages(tmp_path, capsys):
         [e.data for e in EXTRAS if e.type == EXTRA_CTRL]
 
 
+def test_ctrl_takes_a_tg_of_control_messages_only(tmp_path, capsys):
+    """--tg of ctrl and kept: a TG with control messages but no records
+    is the recording's; one with neither is refused, as by every
+    command."""
+    path = save(tmp_path, extras=EXTRAS + [ctrl(5, 0, b"only")])
+    assert cli.main(["ctrl", str(path), "--tg", "5", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [bytes.fromhex(c["hex"]) for c in got["ctrl"]] == [b"only"]
+    for command in ("ctrl", "kept"):
+        assert cli.main([command, str(path), "--tg", "5,9"]) == 1
+        assert capsys.readouterr().err == \
+            f"mtgsap {command}: --tg 5,9: no records of TG 9 in x.rec\n"
+
+
 def damage_section(path, offset, data):
     """Overwrite bytes of the extra section (offset from its start)."""
     rec = Recording(path)
