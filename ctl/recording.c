@@ -567,11 +567,58 @@ static int refuse(struct rec_reader *r, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Version 2 with the extra section: the records, then the section. */
+/*
+ * What is wrong with the extra entry e at pos of the section (left bytes
+ * of it from there, got of them read), into why; false if nothing.
+ * mtgsap's recording.py checks the same, in the same words.
+ */
+static bool extra_wrong(const struct rec_reader *r, const struct rec_extra *e,
+			uint64_t left, size_t got, char *why, size_t size)
+{
+	if (got < sizeof(*e))
+		snprintf(why, size, "%llu bytes left, less than an entry's %zu-byte head",
+			 (unsigned long long)left, sizeof(*e));
+	else if (e->bytes < sizeof(*e) || e->bytes % 8)
+		snprintf(why, size, "its length is %u, not a multiple of 8 from %zu",
+			 e->bytes, sizeof(*e));
+	else if (e->bytes > left)
+		snprintf(why, size, "its length %u goes past the section's end, %llu bytes on",
+			 e->bytes, (unsigned long long)left);
+	else if (e->data_len > e->bytes - sizeof(*e) ||
+		 e->bytes - sizeof(*e) - e->data_len >= 8)
+		snprintf(why, size, "%u bytes of data do not make its length %u",
+			 e->data_len, e->bytes);
+	else if ((e->type == REC_EXTRA_PAYLOAD ||
+		  e->type == REC_EXTRA_WRONG_BITS) && e->record >= r->records)
+		snprintf(why, size, "it is of record %llu, the file has %llu",
+			 (unsigned long long)e->record,
+			 (unsigned long long)r->records);
+	else if (e->type == REC_EXTRA_WRONG_BITS && e->data_len % 4)
+		snprintf(why, size, "%u bytes of wrong bits' positions, not a multiple of 4",
+			 e->data_len);
+	else
+		return false;
+	return true;
+}
+
+/* The extra entry's head at pos of the section; how many bytes were read. */
+static ssize_t extra_head(const struct rec_reader *r, uint64_t pos,
+			  struct rec_extra *e)
+{
+	ssize_t n = pread(r->fd, e, sizeof(*e), (off_t)(r->extras_at + pos));
+
+	if (n >= 0)
+		extra_swap(e);
+	return n;
+}
+
+/* Version 2: the records, then the section, every entry's head checked. */
 static int open_extras(struct rec_reader *r, uint64_t body)
 {
-	uint64_t claimed = r->h.records, end;
+	uint64_t claimed = r->h.records, end, pos, entries = 0;
 	struct rec_extra_header xh;
+	struct rec_extra e;
+	char why[160];
 	ssize_t n;
 
 	if (claimed > body / REC_SIZE || body - claimed * REC_SIZE < sizeof(xh))
@@ -600,8 +647,22 @@ static int open_extras(struct rec_reader *r, uint64_t body)
 			      (unsigned long long)(body - claimed * REC_SIZE -
 						   sizeof(xh)));
 	r->records = claimed;
-	r->has_extras = true;
 	r->extras_at = end + sizeof(xh);
+	for (pos = 0; pos < r->xh.bytes; pos += e.bytes, entries++) {
+		n = extra_head(r, pos, &e);
+		if (n < 0)
+			return refuse(r, "cannot read the extra section: %s",
+				      strerror(errno));
+		if (extra_wrong(r, &e, r->xh.bytes - pos, (size_t)n, why,
+				sizeof(why)))
+			return refuse(r, "damaged extra entry at byte %llu of the section: %s",
+				      (unsigned long long)pos, why);
+	}
+	if (entries != r->xh.entries)
+		return refuse(r, "damaged: the extra section says %llu entries, it holds %llu",
+			      (unsigned long long)r->xh.entries,
+			      (unsigned long long)entries);
+	r->has_extras = true;
 	return 0;
 }
 
@@ -748,23 +809,20 @@ int64_t rec_read(struct rec_reader *r, uint64_t first, struct mtg_rx_rec *out,
 int rec_extra_next(struct rec_reader *r, uint64_t *pos, struct rec_extra *e,
 		   void *data, size_t cap)
 {
-	uint64_t left;
+	char why[160];
 	ssize_t n;
 	size_t len;
 
 	if (!r->has_extras || *pos >= r->xh.bytes)
 		return 0;
-	left = r->xh.bytes - *pos;
-	n = pread(r->fd, e, sizeof(*e), (off_t)(r->extras_at + *pos));
+	n = extra_head(r, *pos, e);
 	if (n < 0)
 		return -errno;
-	extra_swap(e);
-	if (n != (ssize_t)sizeof(*e) || e->bytes < sizeof(*e) ||
-	    e->bytes % 8 || e->bytes > left ||
-	    e->data_len > e->bytes - sizeof(*e) ||
-	    e->bytes - sizeof(*e) - e->data_len >= 8) {
-		pr_err("%s: damaged extra entry at byte %llu of the section\n",
-		       r->path, (unsigned long long)*pos);
+	/* rec_open() checked them all; the file may have changed since. */
+	if (extra_wrong(r, e, r->xh.bytes - *pos, (size_t)n, why,
+			sizeof(why))) {
+		pr_err("%s: damaged extra entry at byte %llu of the section: %s\n",
+		       r->path, (unsigned long long)*pos, why);
 		return -EINVAL;
 	}
 	len = e->data_len < cap ? e->data_len : cap;

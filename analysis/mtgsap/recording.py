@@ -84,6 +84,28 @@ class Extra:
         return bool(self.flags & EXTRA_F_CUT)
 
 
+def _extra_wrong(head, left, records):
+    """What is wrong with an extra entry's head (its fields), left bytes of
+    the section from it on, in a file of `records` records; None if
+    nothing. ctl/recording.c's extra_wrong() says the same."""
+    nbytes, typ, _, record, *_, data_len, _ = head
+    if nbytes < EXTRA_HEAD.size or nbytes % 8:
+        return (f"its length is {nbytes}, not a multiple of 8 from "
+                f"{EXTRA_HEAD.size}")
+    if nbytes > left:
+        return (f"its length {nbytes} goes past the section's end, {left} "
+                f"bytes on")
+    if (data_len > nbytes - EXTRA_HEAD.size or
+            nbytes - EXTRA_HEAD.size - data_len >= 8):
+        return f"{data_len} bytes of data do not make its length {nbytes}"
+    if typ in (EXTRA_PAYLOAD, EXTRA_WRONG_BITS) and record >= records:
+        return f"it is of record {record}, the file has {records}"
+    if typ == EXTRA_WRONG_BITS and data_len % 4:
+        return (f"{data_len} bytes of wrong bits' positions, not a "
+                f"multiple of 4")
+    return None
+
+
 class RecordingError(ValueError):
     """A file that is not a recording this reader can trust, or a write
     that could not be done; the message names the file and what is wrong."""
@@ -321,6 +343,7 @@ class Recording:
         self.complete = bool(h["flags"] & F_COMPLETE)
         self.extras_header = None
         self._extras = None
+        self._section = b""
         if h["flags"] & F_EXTRAS:
             n = self._check_extras(f, body)
             self.partial_bytes = 0
@@ -339,7 +362,8 @@ class Recording:
                             (self.records["rx_ns"].min() if n else 0))
 
     def _check_extras(self, f, body):
-        """Version 2: the records the header counts, then the section."""
+        """Version 2: the records the header counts, then the section, every
+        entry's head checked (as ctl/recording.c does, in its words)."""
         h = self.header
         n = h["records"]
         end = h["header_bytes"] + n * h["record_bytes"]
@@ -364,42 +388,51 @@ class Recording:
                                   keep_drops=keep_drops,
                                   extras_lost=extras_lost,
                                   offset=end + EXTRA_HEADER.size)
+        self._section = (np.memmap(f, dtype=np.uint8, mode="r",
+                                   offset=end + EXTRA_HEADER.size,
+                                   shape=(nbytes,)) if nbytes else b"")
+        held = sum(1 for _ in self._entry_heads(n))
+        if held != entries:
+            raise RecordingError(f"{self.path}: damaged: the extra section "
+                                 f"says {entries} entries, it holds {held}")
         return n
+
+    def _entry_heads(self, records):
+        """The extra entries' heads, checked: (offset in the section, the
+        head's fields) each."""
+        raw = self._section
+        pos = 0
+        while pos < len(raw):
+            left = len(raw) - pos
+            if left < EXTRA_HEAD.size:
+                why = (f"{left} bytes left, less than an entry's "
+                       f"{EXTRA_HEAD.size}-byte head")
+            else:
+                head = EXTRA_HEAD.unpack_from(raw, pos)
+                why = _extra_wrong(head, left, records)
+            if why:
+                raise RecordingError(f"{self.path}: damaged extra entry at "
+                                     f"byte {pos} of the section: {why}")
+            yield pos, head
+            pos += head[0]
 
     @property
     def extras(self):
         """The extra entries (version 2), in the order written: a list of
-        Extra; empty for version 1."""
+        Extra; empty for version 1 (and once closed)."""
         if self._extras is None:
             self._extras = list(self._read_extras())
         return self._extras
 
     def _read_extras(self):
-        x = self.extras_header
-        if not x:
-            return
-        with open(self.path, "rb") as f:
-            f.seek(x["offset"])
-            raw = f.read(x["bytes"])
-        pos = 0
-        while pos < len(raw):
-            if len(raw) - pos < EXTRA_HEAD.size:
-                raise RecordingError(f"{self.path}: damaged extra entry at "
-                                     f"byte {pos} of the section")
-            (nbytes, typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
-             iface, rx_flags, count, data_len, _) = \
-                EXTRA_HEAD.unpack_from(raw, pos)
-            if (nbytes < EXTRA_HEAD.size or nbytes % 8 or
-                    nbytes > len(raw) - pos or
-                    data_len > nbytes - EXTRA_HEAD.size or
-                    nbytes - EXTRA_HEAD.size - data_len >= 8):
-                raise RecordingError(f"{self.path}: damaged extra entry at "
-                                     f"byte {pos} of the section")
+        raw = self._section
+        for pos, head in self._entry_heads(self.header["records"]):
+            (_, typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
+             iface, rx_flags, count, data_len, _) = head
             start = pos + EXTRA_HEAD.size
             yield Extra(typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
                         iface, rx_flags, count,
                         bytes(raw[start:start + data_len]))
-            pos += nbytes
 
     def control_messages(self, tgs=None):
         """The control messages received (Extra, type CTRL), of the TGs in
@@ -469,6 +502,7 @@ class Recording:
         """Let go of the mapping (the file can be removed, its file system
         unmounted)."""
         self.records = np.zeros(0, dtype=self.records.dtype)
+        self._section = b""
 
     def frame(self, records=None):
         """The records as a pandas DataFrame over the mapped memory (no copy):
