@@ -161,6 +161,9 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		       tg->mac[5]);
 	else
 		printf("  mac (resolved)\n");
+	if (tg->keep)
+		printf("  keep%s%s\n", tg->keep & IDF_KEEP_PAYLOAD ? " payload" : "",
+		       tg->keep & IDF_KEEP_BITS ? " wrongbits" : "");
 	printf("  table: %s, %zu entr%s, period %" PRIu64 " ns",
 	       tt->stream ? "stream" : "loop", tt->len,
 	       tt->len == 1 ? "y" : "ies", tt->period_ns);
@@ -173,6 +176,47 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	if (tt->mean_den != 1)
 		printf("/%" PRIu64, tt->mean_den);
 	printf(" ns%s\n", tt->exact ? "" : " (rate within 0.5 ns a table)");
+}
+
+/* The control messages of TG i (`ctrl`), as written. */
+static void print_ctrl(const struct idf_file *f, size_t i)
+{
+	char text[96];
+	size_t k;
+
+	for (k = 0; k < f->nctrls; k++) {
+		const struct idf_ctrl *c = &f->ctrls[k];
+
+		if (c->tg != i)
+			continue;
+		idf_data_str(c->data, c->len, text, sizeof(text));
+		printf("  ctrl at +%" PRIu64 " ns: %zu bytes %s\n", c->at,
+		       c->len, text);
+	}
+}
+
+static void json_ctrl(struct json *j, const struct idf_file *f)
+{
+	char hex[2 * IDF_CTRL_MAX + 1];
+	size_t k, b;
+
+	json_key(j, "ctrl");
+	json_arr_begin(j);
+	for (k = 0; k < f->nctrls; k++) {
+		const struct idf_ctrl *c = &f->ctrls[k];
+
+		for (b = 0; b < c->len; b++)
+			snprintf(hex + 2 * b, 3, "%02x", c->data[b]);
+		hex[2 * c->len] = '\0';
+		json_obj_begin(j);
+		json_ku64(j, "tg", f->tgs[c->tg].id);
+		json_ku64(j, "at_ns", c->at);
+		json_ku64(j, "len", c->len);
+		json_kstr(j, "hex", hex);
+		json_ku64(j, "line", c->loc.line);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void json_diags(struct json *j, const struct idf_file *f, bool warning)
@@ -278,6 +322,8 @@ int cmd_check(const char *file, const struct check_opts *o)
 		json_diags(&j, &f, false);
 		json_diags(&j, &f, true);
 		json_listen(&j, &f);
+		if (!ret)
+			json_ctrl(&j, &f);
 		json_key(&j, "tgs");
 		json_arr_begin(&j);
 		for (i = 0; i < built; i++)
@@ -286,8 +332,10 @@ int cmd_check(const char *file, const struct check_opts *o)
 		json_obj_end(&j);
 	} else if (!ret) {
 		print_listen(&f);
-		for (i = 0; i < built; i++)
+		for (i = 0; i < built; i++) {
 			print_tg(&f, &f.tgs[i], &tts[i]);
+			print_ctrl(&f, i);
+		}
 		printf("%s: %zu TG%s, valid\n", file, f.ntgs,
 		       f.ntgs == 1 ? "" : "s");
 	}

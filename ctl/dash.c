@@ -530,15 +530,19 @@ static const char help_short[] =
 
 static const char *const help_long[] = {
 	"Up/Down, PgUp/PgDn, Home/End   select a TG",
-	"s   start the selected TG if it waits for the operator (time user)",
+	"s   start the selected TG now: waiting, it goes; ended, it starts again; suspended, it resumes",
 	"u   start every TG that waits for the operator (as SIGUSR1 does)",
 	"p   suspend the selected TG      r   resume it",
+	"c   type a control message for the selected TG: Enter sends it, Esc cancels",
 	"k   kill the selected TG (its counters stay)",
 	"+   double its throughput        -   halve it        =   as requested",
 	"o   sort by id, rate, lost, lateness, state       O   reverse the order",
 	"h   this help / the events       q   quit: kill every TG, finish the recording",
 	"replay: n or ] next frame, b or [ previous frame",
 };
+
+/* The help pane: its title and every line of help_long. */
+#define HELP_LINES	((int)(sizeof(help_long) / sizeof(help_long[0])) + 1)
 
 static int state_color(const char *state)
 {
@@ -640,7 +644,8 @@ static void draw_header(const struct dash *d, const struct dash_view *v,
 		return;
 	}
 	/* Interfaces gone: a line of their own, or the ring line's start. */
-	red = v->ring_drops || (v->nifaces_lost && lines < 4);
+	red = v->ring_drops || v->keep_drops ||
+	      (v->nifaces_lost && lines < 4);
 	n = 0;
 	if (v->nifaces_lost && lines < 4)
 		n = snprintf(line, sizeof(line), "GONE %s  ",
@@ -653,6 +658,10 @@ static void draw_header(const struct dash *d, const struct dash_view *v,
 		     (unsigned long long)v->ring_drops,
 		     (unsigned long long)v->rx_records,
 		     (unsigned long long)v->hdr_corrupt);
+	if (v->keep_drops)
+		n += snprintf(line + n, sizeof(line) - (size_t)n,
+			      "  keep-lost %llu",
+			      (unsigned long long)v->keep_drops);
 	if (v->recording)
 		snprintf(line + n, sizeof(line) - (size_t)n,
 			 "  rec %s %s records %sB", v->recording,
@@ -756,6 +765,31 @@ static void draw_events(const struct dash *d, const struct dash_events *ev,
 		mvaddnstr(y0 + y, 0, ev->ring[k % DASH_EVENTS].text, COLS);
 }
 
+/* The bottom line while a control message is typed: its end, if long. */
+static void draw_prompt(const struct dash *d)
+{
+	char head[64];
+	int n, room;
+	size_t from = 0;
+
+	n = snprintf(head, sizeof(head), "ctrl to TG %u (Enter sends, Esc cancels): ",
+		     d->prompt_tg);
+	if (n >= COLS)
+		n = snprintf(head, sizeof(head), "TG %u> ", d->prompt_tg);
+	room = COLS - n - 1;
+	if (room < 1)
+		room = 1;
+	if (d->prompt_len > (size_t)room)
+		from = d->prompt_len - (size_t)room;
+	attron(A_REVERSE);
+	mvhline(LINES - 1, 0, ' ', COLS);
+	mvaddnstr(LINES - 1, 0, head, COLS);
+	attroff(A_REVERSE);
+	if (n < COLS)
+		mvaddnstr(LINES - 1, n, d->prompt_text + from,
+			  (int)(d->prompt_len - from));
+}
+
 void dash_draw(struct dash *d, const struct dash_view *v,
 	       struct dash_events *ev)
 {
@@ -772,13 +806,16 @@ void dash_draw(struct dash *d, const struct dash_view *v,
 	if (LINES >= 16)
 		events = 1 + (LINES - header - 4) / 4 > 9 ? 9 :
 			 1 + (LINES - header - 4) / 4;
-	if (d->help && LINES >= 8 && events < 10)
-		events = LINES - header - 4 < 10 ? LINES - header - 4 : 10;
+	if (d->help && LINES >= 8 && events < HELP_LINES)
+		events = LINES - header - 4 < HELP_LINES ? LINES - header - 4 :
+			 HELP_LINES;
 	table = LINES - header - events - (LINES >= 2 ? 1 : 0);
 	draw_header(d, v, header);
 	draw_table(d, v, header, table);
 	draw_events(d, ev, header + table, events);
-	if (LINES >= 2) {
+	if (d->prompt) {
+		draw_prompt(d);
+	} else if (LINES >= 2) {
 		attron(A_REVERSE);
 		mvhline(LINES - 1, 0, ' ', COLS);
 		mvaddnstr(LINES - 1, 0, COLS >= (int)sizeof(help_wide) - 1 ?
@@ -867,6 +904,47 @@ static bool rate_action(struct dash *d, struct dash_events *ev,
 	return true;
 }
 
+/*
+ * A key while a control message is typed: text, Backspace, Enter (the
+ * message goes, as a DASH_CTRLMSG action) or Esc (nothing goes).
+ */
+static void prompt_key(struct dash *d, struct dash_events *ev,
+		       struct dash_action *a, int ch)
+{
+	switch (ch) {
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		d->prompt = false;
+		a->act = DASH_CTRLMSG;
+		a->tg_id = d->prompt_tg;
+		a->data = (const uint8_t *)d->prompt_text;
+		a->len = d->prompt_len;
+		return;
+	case 27:	/* Esc */
+		d->prompt = false;
+		dash_event(ev, "TG %u: control message cancelled", d->prompt_tg);
+		return;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		/* a whole UTF-8 character */
+		while (d->prompt_len &&
+		       ((uint8_t)d->prompt_text[--d->prompt_len] & 0xc0) == 0x80)
+			;
+		return;
+	}
+	if (ch < 0x20 || ch > 0xff || ch == 0x7f)
+		return;		/* function keys, controls */
+	if (d->prompt_len == DASH_PROMPT_MAX) {
+		dash_event(ev, "a control message holds %d bytes at most",
+			   DASH_PROMPT_MAX);
+		return;
+	}
+	d->prompt_text[d->prompt_len++] = (char)ch;
+	d->prompt_text[d->prompt_len] = '\0';
+}
+
 bool dash_due(struct dash *d, uint64_t now, uint64_t next_draw)
 {
 	if (now < d->next_keys && now < next_draw)
@@ -887,6 +965,10 @@ struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 	pump_stderr(ev);
 	while (a.act == DASH_NONE && (ch = getch()) != ERR) {
 		*redraw = true;
+		if (d->prompt) {
+			prompt_key(d, ev, &a, ch);
+			continue;
+		}
 		switch (ch) {
 		case KEY_UP:
 			move_selection(d, -1);
@@ -926,6 +1008,15 @@ struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 			break;
 		case 'k':
 			tg_action(d, ev, &a, DASH_KILL);
+			break;
+		case 'c':
+			if (tg_action(d, ev, &a, DASH_CTRLMSG)) {
+				d->prompt = true;
+				d->prompt_tg = a.tg_id;
+				d->prompt_len = 0;
+				d->prompt_text[0] = '\0';
+				a.act = DASH_NONE;	/* on Enter */
+			}
 			break;
 		case '+':
 		case '-':
@@ -1013,6 +1104,7 @@ void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 		json_ku64(&j, "ring_size", v->ring_size);
 		json_ku64(&j, "ring_drops", v->ring_drops);
 		json_ku64(&j, "ctrl_drops", v->ctrl_drops);
+		json_ku64(&j, "keep_drops", v->keep_drops);
 		json_ku64(&j, "records", v->rx_records);
 		json_ku64(&j, "hdr_corrupt", v->hdr_corrupt);
 		json_kstr(&j, "recording", v->recording);

@@ -66,6 +66,7 @@ struct dash_view {
 	struct dash_totals totals;
 	bool listening;
 	uint64_t ring_fill, ring_size, ring_drops, ctrl_drops;
+	uint64_t keep_drops;	/* payloads, wrong-bit lists lost (keep) */
 	uint64_t rx_records, hdr_corrupt;
 	const char *recording;	/* path, or NULL */
 	uint64_t recorded;	/* records written or buffered */
@@ -96,7 +97,7 @@ void dash_row_meter(struct dash_row *r, const struct meter *m, uint64_t now,
 enum dash_act {
 	DASH_NONE,
 	DASH_QUIT,
-	DASH_START,		/* the selected TG, if it waits for the operator */
+	DASH_START,		/* the selected TG, now (started again if ended) */
 	DASH_START_USER,	/* every TG that waits for the operator */
 	DASH_KILL,
 	DASH_SUSPEND,
@@ -104,12 +105,17 @@ enum dash_act {
 	DASH_RATE,		/* throughput times factor (of the timetable's) */
 	DASH_NEXT_FRAME,	/* replay */
 	DASH_PREV_FRAME,
+	DASH_CTRLMSG,		/* send a control message from the TG */
 };
+
+#define DASH_PROMPT_MAX	1024	/* bytes typed: a control message's */
 
 struct dash_action {
 	enum dash_act act;
 	uint32_t tg_id;
 	double factor;		/* DASH_RATE: the new factor */
+	const uint8_t *data;	/* DASH_CTRLMSG: the message */
+	size_t len;		/* its bytes */
 };
 
 enum dash_sort {
@@ -155,6 +161,10 @@ struct dash {
 	size_t *order;		/* rows in display order */
 	size_t order_cap;
 	uint64_t frame, frames;	/* replay: showing frame of frames */
+	bool prompt;		/* typing a control message ('c') */
+	uint32_t prompt_tg;	/* for this TG */
+	size_t prompt_len;
+	char prompt_text[DASH_PROMPT_MAX + 1];
 };
 
 /*

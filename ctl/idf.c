@@ -925,6 +925,133 @@ const char *idf_parse_listen(const char *s, struct idf_listen *l)
 	return NULL;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "TEXT": the bytes between the quotes, escapes undone. */
+static int parse_quoted(const char *s, uint8_t *out, size_t max, size_t *len,
+			const char **why)
+{
+	size_t n = 0;
+	int hi, lo;
+	char c;
+
+	for (s++; *s != '"'; s++) {
+		c = *s;
+		if (!c) {
+			*why = "no closing '\"'";
+			return -1;
+		}
+		if (c == '\\') {
+			switch (*++s) {
+			case '\\': case '"': c = *s; break;
+			case 'n': c = '\n'; break;
+			case 'r': c = '\r'; break;
+			case 't': c = '\t'; break;
+			case '0': c = '\0'; break;
+			case 'x':
+				hi = hex_digit(s[1]);
+				lo = hi < 0 ? -1 : hex_digit(s[2]);
+				if (lo < 0) {
+					*why = "'\\x' takes two hexadecimal digits";
+					return -1;
+				}
+				c = (char)(hi << 4 | lo);
+				s += 2;
+				break;
+			default:
+				*why = "unknown escape: use \\\\ \\\" \\n \\r \\t \\0 \\xHH";
+				return -1;
+			}
+		}
+		if (n == max) {
+			*why = "longer than the 1024 bytes a control message holds";
+			return -1;
+		}
+		out[n++] = (uint8_t)c;
+	}
+	if (s[1]) {
+		*why = "text after the closing '\"'";
+		return -1;
+	}
+	*len = n;
+	return 0;
+}
+
+int idf_parse_data(const char *s, uint8_t *out, size_t max, size_t *len,
+		   const char **why)
+{
+	size_t n;
+	int hi, lo;
+
+	*why = NULL;
+	if (s[0] == '"')
+		return parse_quoted(s, out, max, len, why);
+	if (strncmp(s, "hex:", 4)) {
+		n = strlen(s);
+		if (n > max) {
+			*why = "longer than the 1024 bytes a control message holds";
+			return -1;
+		}
+		memcpy(out, s, n);
+		*len = n;
+		return 0;
+	}
+	for (s += 4, n = 0; *s; s += 2) {
+		hi = hex_digit(s[0]);
+		lo = hi < 0 ? -1 : hex_digit(s[1]);
+		if (lo < 0) {
+			*why = "'hex:' takes pairs of hexadecimal digits";
+			return -1;
+		}
+		if (n == max) {
+			*why = "longer than the 1024 bytes a control message holds";
+			return -1;
+		}
+		out[n++] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n;
+	return 0;
+}
+
+void idf_data_str(const uint8_t *data, size_t len, char *buf, size_t size)
+{
+	size_t i, n = 0;
+	char esc[5];
+
+	if (size < 8) {
+		snprintf(buf, size, "%s", size > 3 ? "..." : "");
+		return;
+	}
+	buf[n++] = '"';
+	for (i = 0; i < len; i++) {
+		uint8_t c = data[i];
+
+		if (c == '"' || c == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", c);
+		else if (c == '\n')
+			snprintf(esc, sizeof(esc), "\\n");
+		else if (c >= 0x20 && c < 0x7f)
+			snprintf(esc, sizeof(esc), "%c", c);
+		else
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+		/* room for this, the quote, "..." and the NUL */
+		if (n + strlen(esc) + 5 > size) {
+			snprintf(buf + n, size - n, "\"...");
+			return;
+		}
+		memcpy(buf + n, esc, strlen(esc));
+		n += strlen(esc);
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+}
+
 /* Keywords */
 
 static struct idf_tg *current(struct parser *p);
@@ -1611,6 +1738,83 @@ static int parse_passthrough(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
+/* keep headers | payload [wrongbits] | wrongbits [payload] */
+static int parse_keep(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'headers', 'payload' or 'wrongbits'";
+	struct tok *t = need(p, what);
+	unsigned int k;
+
+	if (!t)
+		return -1;
+	tg->keep = 0;
+	if (!strcmp(t->s, "headers"))
+		return 0;
+	for (;;) {
+		if (!strcmp(t->s, "payload"))
+			k = IDF_KEEP_PAYLOAD;
+		else if (!strcmp(t->s, "wrongbits"))
+			k = IDF_KEEP_BITS;
+		else
+			return expected(p, t, what, NULL);
+		if (tg->keep & k) {
+			error_at(p->f, p->line, t->col, "'keep': '%s' twice",
+				 t->s);
+			return -1;
+		}
+		tg->keep |= k;
+		/* a second word of the two, if it is one */
+		if (p->pos >= p->ntok ||
+		    (strcmp(p->toks[p->pos].s, "payload") &&
+		     strcmp(p->toks[p->pos].s, "wrongbits")))
+			return 0;
+		t = &p->toks[p->pos++];
+	}
+}
+
+#define WHAT_DATA \
+	"the message: \"TEXT\" (escapes \\n \\t \\xHH ...), hex:HEX or a word"
+
+/* ctrl TIME DATA: the TG sends a control message TIME after its start. */
+static int parse_ctrl(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "the time after the TG's start, " WHAT_TIME;
+	struct idf_file *f = p->f;
+	uint8_t buf[IDF_CTRL_MAX];
+	struct idf_ctrl c = { 0 }, *n;
+	const char *why;
+	struct tok *t;
+
+	if (p->cur < 0) {
+		error_loc(f, &tg->loc[IDF_KW_ctrl],
+			  "'ctrl' goes in a TG's section (after its 'tgid'): a control message is sent by one TG");
+		return -1;
+	}
+	c.loc = tg->loc[IDF_KW_ctrl];
+	t = need(p, what);
+	if (!t || arg_time(p, t, 9, what, &c.at))
+		return -1;
+	t = need(p, WHAT_DATA);
+	if (!t)
+		return -1;
+	if (idf_parse_data(t->s, buf, sizeof(buf), &c.len, &why))
+		return expected(p, t, WHAT_DATA, why);
+	n = realloc(f->ctrls, (f->nctrls + 1) * sizeof(*n));
+	c.data = malloc(c.len ? c.len : 1);
+	if (!n || !c.data) {
+		if (n)
+			f->ctrls = n;
+		free(c.data);
+		error_at(f, p->line, t->col, "out of memory");
+		return -1;
+	}
+	memcpy(c.data, buf, c.len);
+	c.tg = (size_t)p->cur;
+	f->ctrls = n;
+	f->ctrls[f->nctrls++] = c;
+	return 0;
+}
+
 /* Lines */
 
 static struct idf_tg *current(struct parser *p)
@@ -1770,7 +1974,7 @@ static int parse_line(struct parser *p)
 				resync(p);
 			continue;
 		}
-		if (p->own & (IDF_KW_BIT(k)))
+		if (p->own & (IDF_KW_BIT(k)) && k != IDF_KW_ctrl)
 			error_at(f, p->line, t->col,
 				 "'%s' given twice (first at line %u)",
 				 t->s, tg->loc[k].line);
@@ -1790,12 +1994,47 @@ static int parse_line(struct parser *p)
 	return 0;
 }
 
+/*
+ * Past the token that starts at c: up to a blank, which a "quoted text"
+ * holds as it holds '#' (a backslash in it escapes the next byte).
+ */
+static char *token_end(char *c)
+{
+	bool quoted = false;
+
+	for (; *c && *c != '\n' && (quoted || !isspace((unsigned char)*c));
+	     c++) {
+		if (*c == '"')
+			quoted = !quoted;
+		else if (quoted && *c == '\\' && c[1])
+			c++;
+	}
+	return c;
+}
+
+/* Where the comment starts: the first '#' outside a quoted text. */
+static char *comment_start(char *line)
+{
+	bool quoted = false;
+	char *c;
+
+	for (c = line; *c; c++) {
+		if (*c == '"')
+			quoted = !quoted;
+		else if (quoted && *c == '\\' && c[1])
+			c++;
+		else if (!quoted && *c == '#')
+			return c;
+	}
+	return NULL;
+}
+
 /* Cut the line into tokens, in place; '#' starts a comment. */
-static int tokenize(struct parser *p, char *line, size_t len)
+static int tokenize(struct parser *p, char *line)
 {
 	char *c = line, *end;
 
-	end = memchr(line, '#', len);
+	end = comment_start(line);
 	if (end)
 		*end = '\0';
 	p->ntok = 0;
@@ -1817,8 +2056,7 @@ static int tokenize(struct parser *p, char *line, size_t len)
 		p->toks[p->ntok].s = c;
 		p->toks[p->ntok].col = (unsigned int)(c - line) + 1;
 		p->ntok++;
-		while (*c && !isspace((unsigned char)*c))
-			c++;
+		c = token_end(c);
 		p->eol_col = (unsigned int)(c - line) + 2;
 		if (*c)
 			*c++ = '\0';
@@ -1843,7 +2081,7 @@ static int parse_stream(struct parser *p, FILE *in)
 			error_at(p->f, p->line, 1, "NUL byte in the line");
 			continue;
 		}
-		err = tokenize(p, line, (size_t)len);
+		err = tokenize(p, line);
 		if (!err)
 			err = parse_line(p);
 		if (err)
@@ -2321,5 +2559,8 @@ void idf_free(struct idf_file *f)
 	free(f->text);
 	free(f->listen);
 	free(f->out);
+	for (i = 0; i < f->nctrls; i++)
+		free(f->ctrls[i].data);
+	free(f->ctrls);
 	memset(f, 0, sizeof(*f));
 }

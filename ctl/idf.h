@@ -37,6 +37,7 @@
 #define IDF_LEN_MAX		9018
 
 #define IDF_SRC_PORT_BASE	4000	/* default source port: 4000 + tgid */
+#define IDF_CTRL_MAX		1024	/* bytes of a control message */
 
 /*
  * The keywords, one list so the parser, the checks and the output agree:
@@ -76,7 +77,9 @@
 	K(threshold,	"DURATION")				\
 	K(listen,	"DEV[@NETNS] [DEV[@NETNS]...]")		\
 	K(out,		"FILE")					\
-	K(passthrough,	"no|yes")
+	K(passthrough,	"no|yes")				\
+	K(ctrl,		"TIME DATA")				\
+	K(keep,		"headers | payload [wrongbits] | wrongbits [payload]")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -131,6 +134,9 @@ enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
 enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
+/* What receivers keep of a TG's packets besides the header (`keep`). */
+#define IDF_KEEP_PAYLOAD	(1U << 0)
+#define IDF_KEEP_BITS		(1U << 1)
 
 /* Where something was written: 1-based line and byte column, in which file. */
 struct idf_loc {
@@ -208,12 +214,22 @@ struct idf_tg {
 	enum idf_late late;
 	uint8_t mac[6];		/* valid if set has IDF_KW_mac */
 	uint64_t threshold;	/* nanoseconds; 0: none */
+	unsigned int keep;	/* IDF_KEEP_*: what receivers keep */
 };
 
 /* An interface the run records what it receives on (`listen`). */
 struct idf_listen {
 	char dev[IDF_DEVNAME_MAX + 1];
 	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
+	struct idf_loc loc;
+};
+
+/* A control message a TG sends (`ctrl`), as written. */
+struct idf_ctrl {
+	size_t tg;		/* index in idf_file.tgs */
+	uint64_t at;		/* nanoseconds after the TG's start */
+	uint8_t *data;
+	size_t len;		/* bytes, at most IDF_CTRL_MAX */
 	struct idf_loc loc;
 };
 
@@ -248,6 +264,8 @@ struct idf_file {
 	size_t nlisten;
 	char *out;		/* `out`: the recording's path, or NULL */
 	bool passthrough;	/* `passthrough yes` */
+	struct idf_ctrl *ctrls;	/* `ctrl`, in the order given */
+	size_t nctrls;
 	struct idf_tg *tgs;
 	size_t ntgs;
 	size_t cap;
@@ -356,6 +374,20 @@ int idf_parse_count(const char *s, uint64_t *v, const char **why);
  * HH:MM:SS[.F] (today). 0 and the CLOCK_REALTIME ns, or -1.
  */
 int idf_parse_when(const char *s, uint64_t *ns);
+
+/*
+ * A control message's bytes as the IDF and mtgctl's commands write them:
+ * "TEXT" with C escapes (\\ \" \n \r \t \0 \xHH), hex:HEX, or else the
+ * text as it is. 0 with *len bytes in out (at most max), or -1 and *why.
+ */
+int idf_parse_data(const char *s, uint8_t *out, size_t max, size_t *len,
+		   const char **why);
+
+/*
+ * Bytes as a "TEXT" idf_parse_data() reads back, cut with "..." after the
+ * closing quote if buf is too small.
+ */
+void idf_data_str(const uint8_t *data, size_t len, char *buf, size_t size);
 
 /* "1.2.3.4" or "2001:db8::1" into buf. */
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idf.h"
 #include "json.h"
 #include "meter.h"
 #include "mtgctl.h"
@@ -22,7 +23,73 @@ struct info {
 	struct meter_set flows;
 	uint64_t hdr_corrupt;
 	uint64_t first_rx_ns, last_rx_ns;
+	uint64_t extras[REC_EXTRA_WRONG_BITS + 1];	/* entries by type */
+	uint8_t *data;			/* an extra entry's data */
 };
+
+#define INFO_DATA_MAX	(65536 * 4)	/* an entry's data, read whole */
+
+/*
+ * The extra entries one by one (cb each, unless NULL): counted by type.
+ * 0 or -errno (a damaged entry said so).
+ */
+static int each_extra(struct info *in,
+		      void (*cb)(struct info *in, const struct rec_extra *e,
+				 void *arg), void *arg)
+{
+	struct rec_extra e;
+	uint64_t pos = 0;
+	int ret;
+
+	memset(in->extras, 0, sizeof(in->extras));
+	while ((ret = rec_extra_next(&in->r, &pos, &e, in->data,
+				     INFO_DATA_MAX)) > 0) {
+		if (e.type <= REC_EXTRA_WRONG_BITS)
+			in->extras[e.type]++;
+		else
+			in->extras[0]++;	/* of a later version */
+		if (cb)
+			cb(in, &e, arg);
+	}
+	return ret;
+}
+
+static void print_ctrl(struct info *in, const struct rec_extra *e, void *arg)
+{
+	char text[128];
+
+	(void)arg;
+	if (e->type != REC_EXTRA_CTRL)
+		return;
+	idf_data_str(in->data, e->data_len, text, sizeof(text));
+	printf("control message: run %u tg %u seq %" PRIu64 ", received %" PRIu64 " (CLOCK_TAI), %u bytes %s\n",
+	       e->run_id, e->tg_id, e->seq, e->rx_ns, e->data_len, text);
+}
+
+static void json_ctrl(struct info *in, const struct rec_extra *e, void *arg)
+{
+	struct json *j = arg;
+	char hex[2 * MTG_CTRLMSG_MAX + 1];
+	uint32_t i, n = e->data_len < MTG_CTRLMSG_MAX ? e->data_len :
+		MTG_CTRLMSG_MAX;
+
+	if (e->type != REC_EXTRA_CTRL)
+		return;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", in->data[i]);
+	hex[2 * n] = '\0';
+	json_obj_begin(j);
+	json_ku64(j, "run_id", e->run_id);
+	json_ku64(j, "tg_id", e->tg_id);
+	json_ku64(j, "seq", e->seq);
+	json_ku64(j, "rx_ns", e->rx_ns);
+	json_ku64(j, "tx_ns", e->tx_ns);
+	json_ku64(j, "iface", e->iface);
+	json_ku64(j, "flags", e->rx_flags);
+	json_ku64(j, "len", e->data_len);
+	json_kstr(j, "hex", hex);
+	json_obj_end(j);
+}
 
 static int scan(struct info *in)
 {
@@ -66,7 +133,7 @@ static int scan(struct info *in)
 	return err;
 }
 
-static void print_text(const struct info *in)
+static void print_text(struct info *in)
 {
 	const struct rec_reader *r = &in->r;
 	size_t i;
@@ -86,15 +153,24 @@ static void print_text(const struct info *in)
 		       r->h.ifaces_lost);
 	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
 	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
+	if (r->h.version == REC_VERSION_EXTRAS) {
+		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
+		       r->has_extras ? r->xh.entries : 0,
+		       in->extras[REC_EXTRA_CTRL],
+		       in->extras[REC_EXTRA_PAYLOAD],
+		       in->extras[REC_EXTRA_WRONG_BITS], r->xh.extras_lost,
+		       r->xh.ctrl_drops, r->xh.keep_drops);
+	}
 	for (i = 0; i < in->flows.n; i++) {
 		printf("run %u tg %u: ", in->flows.all[i]->run_id,
 		       in->flows.all[i]->tg_id);
 		meter_print(stdout, in->flows.all[i], -1);
 		printf("\n");
 	}
+	each_extra(in, print_ctrl, NULL);
 }
 
-static void print_json(const struct info *in)
+static void print_json(struct info *in)
 {
 	const struct rec_reader *r = &in->r;
 	struct hist_summary owd;
@@ -152,6 +228,23 @@ static void print_json(const struct info *in)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	json_key(&j, "extras");
+	if (r->h.version == REC_VERSION_EXTRAS) {
+		json_obj_begin(&j);
+		json_ku64(&j, "entries", r->has_extras ? r->xh.entries : 0);
+		json_ku64(&j, "not_written", r->xh.extras_lost);
+		json_ku64(&j, "ctrl_drops", r->xh.ctrl_drops);
+		json_ku64(&j, "keep_drops", r->xh.keep_drops);
+		json_ku64(&j, "payloads", in->extras[REC_EXTRA_PAYLOAD]);
+		json_ku64(&j, "wrong_bit_lists", in->extras[REC_EXTRA_WRONG_BITS]);
+		json_key(&j, "ctrl");
+		json_arr_begin(&j);
+		each_extra(in, json_ctrl, &j);
+		json_arr_end(&j);
+		json_obj_end(&j);
+	} else {
+		json_null(&j);
+	}
 	json_obj_end(&j);
 }
 
@@ -169,6 +262,19 @@ int cmd_info(const char *file, const struct info_opts *o)
 		       strerror(-err));
 		goto out;
 	}
+	in.data = malloc(INFO_DATA_MAX);
+	if (!in.data) {
+		pr_err("out of memory\n");
+		goto out;
+	}
+	/* every entry checked before anything is printed */
+	err = each_extra(&in, NULL, NULL);
+	if (err) {
+		if (err != -EINVAL)
+			pr_err("%s: cannot read the extra entries: %s\n",
+			       file, strerror(-err));
+		goto out;
+	}
 	if (o->json)
 		print_json(&in);
 	else
@@ -176,6 +282,7 @@ int cmd_info(const char *file, const struct info_opts *o)
 	rc = fflush(stdout) ? EXIT_ERROR : EXIT_OK;
 out:
 	rec_close(&in.r);
+	free(in.data);
 	meter_set_free(&in.flows);
 	return rc;
 }

@@ -262,7 +262,7 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	if (o->output && listening_create(&ls, o->output, o->force))
 		goto out;
 	if (mtg_dev_open(&dev, o->device) ||
-	    mtg_dev_alloc(&dev, 0, o->ring))
+	    mtg_dev_alloc(&dev, 0, o->ring, o->keep_ring))
 		goto err_abandon;
 
 	sigemptyset(&sa.sa_mask);

@@ -136,26 +136,98 @@ static int rx_map(struct mtg_dev *d)
 	return 0;
 }
 
+/* The keep ring's place, checked against the mapping. */
+static int keep_map(struct mtg_dev *d)
+{
+	struct mtg_keep_offsets o;
+
+	if (ioctl(d->fd, MTG_IOC_RX_KEEP_OFFSETS, &o)) {
+		pr_err("%s: MTG_IOC_RX_KEEP_OFFSETS failed: %s\n", d->path,
+		       strerror(errno));
+		return -errno;
+	}
+	if (!o.bytes || o.bytes & (o.bytes - 1) || o.area % 8 ||
+	    o.area > d->rx_size || o.bytes > d->rx_size - o.area ||
+	    o.producer % 8 || o.producer + 8 > d->rx_size ||
+	    o.consumer % 8 || o.consumer + 8 > d->rx_cons_size) {
+		pr_err("%s: the keep ring's layout makes no sense (not the mtg.ko of this mtgctl?)\n",
+		       d->path);
+		return -EPROTO;
+	}
+	d->keep.area = (const uint8_t *)d->rx + o.area;
+	d->keep.producer = (const uint64_t *)((const uint8_t *)d->rx +
+					      o.producer);
+	d->keep.consumer = (uint64_t *)((uint8_t *)d->rx_cons + o.consumer);
+	d->keep.bytes = o.bytes;
+	d->keep.cons = __atomic_load_n(d->keep.consumer, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int mtg_keep_next(struct mtg_keep_reader *k, struct mtg_keep_rec *e,
+		  const uint8_t **data)
+{
+	uint64_t prod, avail, at;
+	uint32_t len;
+
+	if (!k->bytes)
+		return 0;
+	prod = __atomic_load_n(k->producer, __ATOMIC_ACQUIRE);
+	for (;;) {
+		avail = prod - k->cons;
+		if (!avail)
+			return 0;
+		at = k->cons & (k->bytes - 1);
+		if (avail > k->bytes || avail % 8)
+			return -EPROTO;
+		/* A pad at the ring's end may be all of 8 bytes. */
+		memcpy(e, k->area + at, 8);
+		len = e->len;
+		if (len < 8 || len % 8 || len > avail || len > k->bytes - at)
+			return -EPROTO;
+		if (e->type == MTG_KEEP_PAD) {
+			k->cons += len;
+			continue;
+		}
+		if (len < sizeof(*e))
+			return -EPROTO;
+		memcpy(e, k->area + at, sizeof(*e));
+		if (e->len != len || e->data_len > len - sizeof(*e))
+			return -EPROTO;
+		*data = k->area + at + sizeof(*e);
+		k->cons += len;
+		return 1;
+	}
+}
+
+void mtg_keep_release(struct mtg_keep_reader *k)
+{
+	if (k->bytes)
+		__atomic_store_n(k->consumer, k->cons, __ATOMIC_RELEASE);
+}
+
 int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes,
-		  uint64_t rx_records)
+		  uint64_t rx_records, uint64_t keep_bytes)
 {
 	struct mtg_alloc alloc = {
 		.table_bytes = table_bytes,
 		.rx_records = rx_records,
+		.keep_bytes = keep_bytes,
 	};
 	int err;
 
 	if (ioctl(d->fd, MTG_IOC_ALLOC, &alloc)) {
 		err = errno;
 		if (err == E2BIG)
-			pr_err("%s: %llu bytes of timetables and a ring of %llu records exceed the module's cap of %llu bytes a session (max_session_bytes)\n",
+			pr_err("%s: %llu bytes of timetables, a ring of %llu records and a keep ring of %llu bytes exceed the module's cap of %llu bytes a session (max_session_bytes)\n",
 			       d->path, (unsigned long long)table_bytes,
 			       (unsigned long long)rx_records,
+			       (unsigned long long)keep_bytes,
 			       (unsigned long long)d->ver.max_session_bytes);
 		else
-			pr_err("%s: cannot allocate %llu bytes of timetables and a ring of %llu records: %s\n",
+			pr_err("%s: cannot allocate %llu bytes of timetables, a ring of %llu records and a keep ring of %llu bytes: %s\n",
 			       d->path, (unsigned long long)table_bytes,
-			       (unsigned long long)rx_records, strerror(err));
+			       (unsigned long long)rx_records,
+			       (unsigned long long)keep_bytes, strerror(err));
 		return -err;
 	}
 	if (ioctl(d->fd, MTG_IOC_MMAP_OFFSETS, &d->off)) {
@@ -180,7 +252,10 @@ int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes,
 			       &d->status_size);
 	if (!d->status)
 		return -errno;
-	return rx_records ? rx_map(d) : 0;
+	if (!rx_records)
+		return 0;
+	err = rx_map(d);
+	return err || !keep_bytes ? err : keep_map(d);
 }
 
 int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
@@ -259,6 +334,20 @@ int mtg_dev_tg_set_rate(struct mtg_dev *d, uint32_t tg_id, uint32_t num,
 	struct mtg_tg_rate r = { .tg_id = tg_id, .num = num, .den = den };
 
 	return ioctl(d->fd, MTG_IOC_TG_SET_RATE, &r) ? -errno : 0;
+}
+
+int mtg_dev_tg_ctrlmsg(struct mtg_dev *d, uint32_t tg_id, const void *data,
+		       size_t len)
+{
+	struct mtg_tg_ctrlmsg m = {
+		.tg_id = tg_id,
+		.len = (uint32_t)len,
+		.data = (uint64_t)(uintptr_t)data,
+	};
+
+	if (len > MTG_CTRLMSG_MAX)
+		return -EMSGSIZE;
+	return ioctl(d->fd, MTG_IOC_TG_CTRLMSG, &m) ? -errno : 0;
 }
 
 int mtg_dev_tg_stats(struct mtg_dev *d, uint32_t tg_id,

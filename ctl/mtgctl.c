@@ -69,11 +69,14 @@ static const struct prog_option table_options[] = {
 
 #define RING_HELP "the receive ring's records, a power of two; default 65536"
 
+#define KEEP_HELP "the keep ring's bytes (payloads, wrong bits' positions kept), a power of two from 65536 to 268435456"
+
 static const struct run_opts run_defaults = {
 	.start_delay = 1000000000ULL,
 	.drain = 1000000000ULL,
 	.ring = RX_RING_DEFAULT,
 	.device = MTG_DEVICE_PATH,
+	.keep_ring = KEEP_RING_RUN,
 };
 
 static const struct prog_option run_options[] = {
@@ -102,12 +105,20 @@ static const struct prog_option run_options[] = {
 	DEFINE_OPTION("device", OPT_STRING, struct run_opts, device,
 		      .metavar = "PATH",
 		      .help = "the module's device; default " MTG_DEVICE_PATH),
+	DEFINE_OPTION("commands", OPT_BOOL, struct run_opts, commands,
+		      .help = "take commands (ctrl, start, kill, ...) one a line on stdin; no dashboard"),
+	DEFINE_OPTION("keep-ring", OPT_COUNT, struct run_opts, keep_ring,
+		      .metavar = "BYTES",
+		      .help = KEEP_HELP "; default 16777216, when a TG has 'keep'",
+		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX,
+		      .pow2 = true),
 	END_OPTIONS
 };
 
 static const struct listen_opts listen_defaults = {
 	.ring = RX_RING_DEFAULT,
 	.device = MTG_DEVICE_PATH,
+	.keep_ring = KEEP_RING_LISTEN,
 };
 
 static const struct prog_option listen_options[] = {
@@ -138,6 +149,11 @@ static const struct prog_option listen_options[] = {
 	DEFINE_OPTION("device", OPT_STRING, struct listen_opts, device,
 		      .metavar = "PATH",
 		      .help = "the module's device; default " MTG_DEVICE_PATH),
+	DEFINE_OPTION("keep-ring", OPT_COUNT, struct listen_opts, keep_ring,
+		      .metavar = "BYTES",
+		      .help = KEEP_HELP "; default 4194304",
+		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX,
+		      .pow2 = true),
 	END_OPTIONS
 };
 

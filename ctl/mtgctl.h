@@ -23,6 +23,8 @@ struct check_opts {
 };
 
 #define RX_RING_DEFAULT	65536	/* receive ring records */
+#define KEEP_RING_RUN	(16U << 20)	/* keep ring bytes, when a TG keeps */
+#define KEEP_RING_LISTEN (4U << 20)	/* keep ring bytes of listen */
 
 struct run_opts {
 	bool batch;		/* plain progress lines, no dashboard */
@@ -34,6 +36,8 @@ struct run_opts {
 	uint64_t drain;		/* ns of receiving after the TGs ended */
 	uint64_t ring;		/* receive ring records */
 	const char *device;	/* the module's device file */
+	bool commands;		/* take commands on standard input */
+	uint64_t keep_ring;	/* keep ring bytes, if a TG keeps */
 };
 
 struct listen_opts {
@@ -47,6 +51,7 @@ struct listen_opts {
 	bool passthrough;
 	uint64_t ring;
 	const char *device;
+	uint64_t keep_ring;	/* keep ring bytes */
 };
 
 struct info_opts {

@@ -53,18 +53,42 @@ static void print_tg_events(FILE *f, uint32_t events)
 	}
 }
 
+/* A control message received: into the recording's extra entries. */
+static void ctrl_record(struct receiver *x, const struct mtg_ctrl_rec *c)
+{
+	struct rec_extra e = {
+		.type = REC_EXTRA_CTRL,
+		.record = REC_EXTRA_NO_RECORD,
+		.rx_ns = c->time_ns,
+		.seq = c->seq,
+		.tx_ns = c->tx_ns,
+		.run_id = c->run_id,
+		.tg_id = c->tg_id,
+		.iface = c->iface,
+		.rx_flags = c->flags,
+		.count = c->len,
+		.data_len = c->len,
+	};
+
+	x->ctrl_msgs++;
+	if (x->rec)
+		rec_add_extra(x->rec, &e, c->data);
+}
+
 static void ctrl_event(const struct receiver *x, const struct mtg_ctrl_rec *c)
 {
 	const char *error;
+	char text[80];
 
 	if (!x->events)
 		return;
 	event_time(x, c->time_ns);
 	switch (c->type) {
 	case MTG_CTRL_MSG:
-		fprintf(x->events, "control message from tg %u (run %u), seq %llu, %u bytes\n",
+		idf_data_str(c->data, c->len, text, sizeof(text));
+		fprintf(x->events, "control message from tg %u (run %u), seq %llu, %u bytes %s\n",
 			c->tg_id, c->run_id, (unsigned long long)c->seq,
-			c->len);
+			c->len, text);
 		break;
 	case MTG_CTRL_TG_EVENT:
 		error = mtg_tg_error_name(c->error);
@@ -105,6 +129,42 @@ static int take_record(struct receiver *x, const struct mtg_rx_rec *r)
 	return meter_add(m, r);
 }
 
+/* The keep ring's entries into the recording's extra entries. */
+static int take_kept(struct receiver *x)
+{
+	struct mtg_keep_reader *k = &x->dev->keep;
+	const uint8_t *data;
+	struct mtg_keep_rec e;
+	int ret;
+
+	while ((ret = mtg_keep_next(k, &e, &data)) > 0) {
+		struct rec_extra ex = {
+			.flags = e.flags & MTG_KEEP_F_CUT ? REC_EXTRA_F_CUT : 0,
+			.record = e.record,
+			.rx_ns = e.rx_ns,
+			.seq = e.seq,
+			.run_id = e.run_id,
+			.tg_id = e.tg_id,
+			.count = e.count,
+			.data_len = e.data_len,
+		};
+
+		if (e.type == MTG_KEEP_PAYLOAD) {
+			ex.type = REC_EXTRA_PAYLOAD;
+			x->payloads++;
+		} else if (e.type == MTG_KEEP_BITS) {
+			ex.type = REC_EXTRA_WRONG_BITS;
+			x->bit_lists++;
+		} else {
+			continue;	/* of a later module: not ours to read */
+		}
+		if (x->rec)
+			rec_add_extra(x->rec, &ex, data);
+	}
+	mtg_keep_release(k);
+	return ret;
+}
+
 int64_t receiver_poll(struct receiver *x)
 {
 	struct mtg_dev *d = x->dev;
@@ -120,6 +180,11 @@ int64_t receiver_poll(struct receiver *x)
 		/* Copied once: the slot is the kernel's again after release. */
 		memcpy(&ctrl, mtg_ring_record(&d->ctrl, (uint64_t)i),
 		       sizeof(ctrl));
+		/* the copy is checked: its length says what data is its */
+		if (ctrl.len > sizeof(ctrl.data))
+			ctrl.len = sizeof(ctrl.data);
+		if (ctrl.type == MTG_CTRL_MSG)
+			ctrl_record(x, &ctrl);
 		ctrl_event(x, &ctrl);
 	}
 	mtg_ring_release(&d->ctrl, (uint64_t)n);
@@ -140,7 +205,11 @@ int64_t receiver_poll(struct receiver *x)
 		mtg_ring_release(&d->data, (uint64_t)n);
 		total += n;
 	}
-	return n < 0 ? n : total;
+	if (n < 0)
+		return n;
+	/* After the records: each entry is there before its record. */
+	err = take_kept(x);
+	return err < 0 ? err : total;
 }
 
 /* A record's fields, as numpy's dtype description has them. */
@@ -174,6 +243,8 @@ static void record_dtype(struct json *j)
 	json_ku64(j, "ipv6", MTG_RX_F_IPV6);
 	json_ku64(j, "hdr_corrupt", MTG_RX_F_HDR_CORRUPT);
 	json_ku64(j, "csum_bad", MTG_RX_F_CSUM_BAD);
+	json_ku64(j, "kept", MTG_RX_F_KEPT);
+	json_ku64(j, "keep_lost", MTG_RX_F_KEEP_LOST);
 	json_obj_end(j);
 	json_obj_end(j);
 }
@@ -530,6 +601,9 @@ void listening_progress(const struct listening *ls, FILE *out)
 		(unsigned long long)ls->rx.records,
 		(unsigned long long)ls->rx.hdr_corrupt,
 		(unsigned long long)st.ring_drops);
+	if (st.keep_drops)
+		fprintf(out, ", %llu keep drops",
+			(unsigned long long)st.keep_drops);
 	print_lost(ls, out, ", interfaces gone: ");
 	if (ls->recording)
 		fprintf(out, "; %s: %llu records", ls->out,
@@ -549,6 +623,7 @@ void listening_view(const struct listening *ls, struct dash_view *v)
 	v->ring_size = ls->rx.dev->data.nr;
 	v->ring_drops = st.ring_drops;
 	v->ctrl_drops = st.ctrl_drops;
+	v->keep_drops = st.keep_drops;
 	v->rx_records = ls->rx.records;
 	v->hdr_corrupt = ls->rx.hdr_corrupt;
 	v->recording = ls->out;
@@ -577,6 +652,7 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 	}
 	if (!ls->recording)
 		return 0;
+	rec_extra_drops(&ls->rec, ls->st.ctrl_drops, ls->st.keep_drops);
 	err = rec_finish(&ls->rec, ls->st.ring_drops, end_ns);
 	ls->recording = false;
 	if (err && !ls->write_failed)
@@ -600,11 +676,23 @@ void listening_report(const struct listening *ls, FILE *out)
 	if (ls->st.ctrl_drops)
 		fprintf(out, ", %llu control records lost",
 			(unsigned long long)ls->st.ctrl_drops);
+	if (ls->rx.payloads || ls->rx.bit_lists || ls->st.keep_drops)
+		fprintf(out, "; kept %llu payloads and %llu wrong-bit lists, %llu lost (keep ring full)",
+			(unsigned long long)ls->rx.payloads,
+			(unsigned long long)ls->rx.bit_lists,
+			(unsigned long long)ls->st.keep_drops);
 	fprintf(out, "\n");
 	if (ls->out)
 		fprintf(out, "recording %s: %llu records written, %llu not written\n",
 			ls->out, (unsigned long long)ls->rec.written,
 			(unsigned long long)ls->rec.not_written);
+	if (ls->out && (ls->rec.xentries || ls->rec.xlost))
+		fprintf(out, "recording %s: %llu extra entries (%llu control messages) written, %llu not written\n",
+			ls->out,
+			(unsigned long long)(ls->rec.extras ?
+					     ls->rec.xentries : 0),
+			(unsigned long long)ls->rx.ctrl_msgs,
+			(unsigned long long)ls->rec.xlost);
 	for (i = 0; i < ls->ndevs; i++) {
 		const struct listen_dev *d = &ls->devs[i];
 		uint64_t dt = d->lost_ns > ls->rx.t0 ? d->lost_ns - ls->rx.t0 : 0;
@@ -626,6 +714,8 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->recording = ls->out;
 	out->written = ls->rec.written;
 	out->not_written = ls->rec.not_written;
+	out->extras = ls->rec.extras ? ls->rec.xentries : 0;
+	out->extras_lost = ls->rec.xlost;
 	out->devs = ls->devs;
 	out->ndevs = ls->ndevs;
 }
@@ -633,7 +723,7 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 bool listening_lost_any(const struct listening *ls)
 {
 	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer ||
-	       ls->nlost;
+	       ls->st.keep_drops || ls->nlost;
 }
 
 void listening_abandon(struct listening *ls)

@@ -50,6 +50,9 @@ struct receiver {
 	uint64_t records;	/* data records taken */
 	uint64_t hdr_corrupt;	/* of them: header CRC wrong (no flow) */
 	uint64_t unknown;	/* of them: of no known flow */
+	uint64_t ctrl_msgs;	/* control messages taken */
+	uint64_t payloads;	/* payloads kept, taken */
+	uint64_t bit_lists;	/* wrong bits' positions kept, taken */
 	uint64_t t0;		/* CLOCK_TAI: events say the time since */
 	FILE *events;		/* where event lines go; NULL: nowhere */
 };

@@ -104,13 +104,18 @@ static const struct mt t_endpoint_obj = OBJ(k_endpoint);
 static const struct mt t_endpoint = { .kind = MT_OR, .item = &t_endpoint_obj,
 				      .alt = &t_str };
 static const struct mt t_patt = OBJ(k_patt);
+static const struct mt_key k_keep[] = {
+	{ "payload", &t_bool, false }, { "wrong_bits", &t_bool, false },
+	{ NULL },
+};
+static const struct mt t_keep = OBJ(k_keep);
 static const struct mt_key k_tg[] = {
 	{ "id", &t_u32, true }, { "dist", &t_str_null, false },
 	{ "dist_params", &t_map, false }, { "pkts", &t_pkts, false },
 	{ "thro", &t_thro, false }, { "inta_ns", &t_inta, false },
 	{ "table", &t_table, false }, { "src", &t_endpoint, false },
 	{ "dst", &t_endpoint, false }, { "patt", &t_patt, false },
-	{ "mac", &t_str_null, false }, { NULL },
+	{ "mac", &t_str_null, false }, { "keep", &t_keep, false }, { NULL },
 };
 static const struct mt t_tg = OBJ(k_tg);
 
@@ -121,7 +126,8 @@ static const struct mt_key k_flags[] = {
 	FLAG("stamp_mask", MTG_RX_F_STAMP), FLAG("stamp_hook", MTG_RX_STAMP_HOOK),
 	FLAG("stamp_sw", MTG_RX_STAMP_SW), FLAG("stamp_hw", MTG_RX_STAMP_HW),
 	FLAG("ipv6", MTG_RX_F_IPV6), FLAG("hdr_corrupt", MTG_RX_F_HDR_CORRUPT),
-	FLAG("csum_bad", MTG_RX_F_CSUM_BAD), { NULL },
+	FLAG("csum_bad", MTG_RX_F_CSUM_BAD), FLAG("kept", MTG_RX_F_KEPT),
+	FLAG("keep_lost", MTG_RX_F_KEEP_LOST), { NULL },
 };
 static const struct mt t_flags = OBJ(k_flags);
 static const struct mt t_rec_bytes = { .kind = MT_CONST_INT,

@@ -168,6 +168,7 @@ static int read_frame(json_t *o, struct frame *f, const char **why)
 		v->ring_size = get_u64(rx, "ring_size");
 		v->ring_drops = get_u64(rx, "ring_drops");
 		v->ctrl_drops = get_u64(rx, "ctrl_drops");
+		v->keep_drops = get_u64(rx, "keep_drops");
 		v->rx_records = get_u64(rx, "records");
 		v->hdr_corrupt = get_u64(rx, "hdr_corrupt");
 		v->recording = dup_str(rx, "recording");
@@ -298,6 +299,8 @@ static const char *act_name(enum dash_act act)
 		return "suspend";
 	case DASH_RESUME:
 		return "resume";
+	case DASH_CTRLMSG:
+		return "send a control message from";
 	default:
 		return "?";
 	}

@@ -10,6 +10,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "dash.h"
 #include "idf.h"
 #include "iface.h"
@@ -54,6 +56,12 @@ struct run_tg {
 	bool netns_deleted;		/* its namespace went away under us */
 	double req_pps, req_bps;	/* the timetable's means */
 	double rate_factor;		/* throughput changed from the keyboard */
+	uint64_t begin;			/* its start (`time`), CLOCK_TAI */
+	unsigned int starts;		/* started (again from the keyboard) */
+	uint64_t stream_base;		/* stream: the entry at the ring's 0 */
+	const struct idf_ctrl **ctrl;	/* its `ctrl` messages, by time */
+	size_t nctrl, ctrl_next;	/* how many; the next one due */
+	uint64_t ctrl_unsent;		/* of them: refused, or never due */
 };
 
 struct run {
@@ -83,6 +91,7 @@ struct run {
 	uint64_t ev_since;		/* events already streamed */
 	unsigned int quits;		/* 'q' pressed */
 	const char *phase;
+	struct cmd_input cmds;		/* --commands: standard input */
 };
 
 /* `time user` TGs wait for the operator's SIGUSR1, at least this long ahead. */
@@ -188,6 +197,58 @@ static void tg_requested(struct run_tg *t)
 	t->rate_factor = 1.0;
 }
 
+static int ctrl_by_time(const void *a, const void *b)
+{
+	const struct idf_ctrl *x = *(const struct idf_ctrl *const *)a;
+	const struct idf_ctrl *y = *(const struct idf_ctrl *const *)b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x < y ? -1 : x > y;	/* as written */
+}
+
+/* Each TG's `ctrl` messages, in the order they fall due. */
+static int ctrl_prepare(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->f.nctrls; i++)
+		r->tgs[r->f.ctrls[i].tg].nctrl++;
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+
+		if (!t->nctrl)
+			continue;
+		t->ctrl = calloc(t->nctrl, sizeof(*t->ctrl));
+		if (!t->ctrl) {
+			pr_err("out of memory\n");
+			return -ENOMEM;
+		}
+		t->nctrl = 0;
+	}
+	for (i = 0; i < r->f.nctrls; i++) {
+		struct run_tg *t = &r->tgs[r->f.ctrls[i].tg];
+
+		t->ctrl[t->nctrl++] = &r->f.ctrls[i];
+	}
+	for (i = 0; i < r->ntgs; i++)
+		if (r->tgs[i].nctrl)
+			qsort(r->tgs[i].ctrl, r->tgs[i].nctrl,
+			      sizeof(*r->tgs[i].ctrl), ctrl_by_time);
+	return 0;
+}
+
+/* Some TG asks its receivers to keep payloads or wrong bits' positions. */
+static bool keeps_any(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++)
+		if (r->tgs[i].tg->keep)
+			return true;
+	return false;
+}
+
 /* Everything that needs neither the module nor time: tables, interfaces. */
 static int prepare(struct run *r)
 {
@@ -234,7 +295,8 @@ static int prepare(struct run *r)
 		failed = ret;
 	if (failed)
 		return failed;
-	return assign_cpus(r);
+	failed = ctrl_prepare(r);
+	return failed ? failed : assign_cpus(r);
 }
 
 static void fill_start(const struct run *r, struct run_tg *t)
@@ -259,6 +321,10 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_F_DST_MAC;
 		memcpy(s->dst_mac, tg->mac, 6);
 	}
+	if (tg->keep & IDF_KEEP_PAYLOAD)
+		s->flags |= MTG_TG_F_KEEP_PAYLOAD;
+	if (tg->keep & IDF_KEEP_BITS)
+		s->flags |= MTG_TG_F_KEEP_BITS;
 	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
 		(uint32_t)t->netns_fd;
 	s->ifindex = t->ifindex;
@@ -357,7 +423,8 @@ static void refill(struct run *r)
 		table = (struct mtg_tt_entry *)((char *)r->dev.tables +
 						t->table_offset);
 		for (k = t->produced; k < t->produced + room; k++)
-			tt_entry(&t->tt, k, &table[k % t->tt.len]);
+			tt_entry(&t->tt, t->stream_base + k,
+				 &table[k % t->tt.len]);
 		t->produced += room;
 		__atomic_store_n(&ring_of(r, t)->producer, t->produced,
 				 __ATOMIC_RELEASE);
@@ -415,7 +482,63 @@ static int start_tg_now(struct run *r, struct run_tg *t)
 		return err;
 	}
 	t->started = true;
+	t->starts++;
 	t->st.state = MTG_TG_RUNNING;
+	/* `ctrl` times count from its first start */
+	if (!t->begin)
+		t->begin = t->start.start_ns - t->tt.first_ns;
+	return 0;
+}
+
+/*
+ * A stream started again: the module's TG reads the ring from count 0,
+ * so the table is filled anew there with the stream's next entries (the
+ * stream goes on; it does not repeat).
+ */
+static void stream_restart(struct run *r, struct run_tg *t)
+{
+	struct mtg_tt_entry *table = (struct mtg_tt_entry *)
+		((char *)r->dev.tables + t->table_offset);
+	uint64_t k;
+
+	t->stream_base += t->produced;
+	for (k = 0; k < t->tt.len; k++)
+		tt_entry(&t->tt, t->stream_base + k, &table[k]);
+	t->produced = t->tt.len;
+	__atomic_store_n(&ring_of(r, t)->producer, t->produced,
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * Start a TG that ended (or was stopped for it) again now, its namespace
+ * open: the module's MTG_TG_F_RESTART, which goes on with its sequence
+ * numbers and counters; from the start of its table, its count and
+ * duration anew. Says why not.
+ */
+static int restart_tg_now(struct run *r, struct run_tg *t)
+{
+	struct mtg_tg_start *s = &t->start;
+	uint64_t begin = now_tai() + USER_LEAD_NS;
+	const char *hint;
+	int err;
+
+	fill_start(r, t);
+	s->flags |= MTG_TG_F_RESTART;
+	s->start_ns = begin + t->tt.first_ns;
+	s->stop_ns = t->tg->duration ? begin + t->tg->duration : 0;
+	if (t->tt.stream)
+		stream_restart(r, t);
+	err = mtg_dev_tg_start(&r->dev, s);
+	if (err) {
+		hint = mtg_tg_start_hint(-err);
+		pr_err("cannot start TG %u (%s) again: %s%s%s\n", t->tg->id,
+		       where(r, t->tg), strerror(-err), hint ? ": " : "",
+		       hint ? hint : "");
+		return err;
+	}
+	t->starts++;
+	t->st.state = MTG_TG_RUNNING;
+	t->rate_factor = 1.0;
 	return 0;
 }
 
@@ -449,17 +572,30 @@ static void release_netns(struct run *r)
 	r->ns_released = true;
 }
 
-/* Start one TG; says why not. */
-static int start_tg(struct run *r, struct run_tg *t)
+/* start(r, t) with the TG's namespace open (tg_netns), then let go. */
+static int in_tg_netns(struct run *r, struct run_tg *t,
+		       int (*start)(struct run *r, struct run_tg *t))
 {
 	int err = tg_netns(r, t);
 
 	if (err)
 		return err;
-	err = start_tg_now(r, t);
+	err = start(r, t);
 	if (r->ns_released)
 		netns_cache_release(&r->ns);
 	return err;
+}
+
+/* Start one TG; says why not. */
+static int start_tg(struct run *r, struct run_tg *t)
+{
+	return in_tg_netns(r, t, start_tg_now);
+}
+
+/* Start one TG that ended again (restart_tg_now); says why not. */
+static int restart_tg(struct run *r, struct run_tg *t)
+{
+	return in_tg_netns(r, t, restart_tg_now);
 }
 
 /*
@@ -725,11 +861,176 @@ static struct run_tg *tg_by_id(struct run *r, uint32_t id)
 	return NULL;
 }
 
+static const char *ctrl_hint(int err)
+{
+	switch (err) {
+	case ESRCH:
+		return ": the TG was killed or failed";
+	case ENOENT:
+		return ": it has not started";
+	case EMSGSIZE:
+		return ": the frame would not fit the interface's MTU";
+	}
+	return "";
+}
+
+/* Send one control message now, say what came of it. 0 or -errno. */
+static int ctrl_send(struct run *r, struct run_tg *t, const uint8_t *data,
+		     size_t len, const char *what)
+{
+	FILE *f = events_out(r);
+	char text[64];
+	int err;
+
+	err = mtg_dev_tg_ctrlmsg(&r->dev, t->tg->id, data, len);
+	idf_data_str(data, len, text, sizeof(text));
+	if (err)
+		fprintf(f, "TG %u: control message %s (%s) not sent: %s%s\n",
+			t->tg->id, text, what, strerror(-err), ctrl_hint(-err));
+	else
+		fprintf(f, "TG %u: control message %s sent (%s, %zu bytes)\n",
+			t->tg->id, text, what, len);
+	fflush(f);
+	return err;
+}
+
+/* The IDF's `ctrl` messages that are due: sent, or counted as not. */
+static void ctrl_due(struct run *r, uint64_t now)
+{
+	char what[IDF_PATH_MAX + 32];
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+
+		while (t->started && t->ctrl_next < t->nctrl &&
+		       t->begin + t->ctrl[t->ctrl_next]->at <= now) {
+			const struct idf_ctrl *c = t->ctrl[t->ctrl_next++];
+
+			snprintf(what, sizeof(what), "%s:%u",
+				 idf_source_name(&r->f, c->loc.src),
+				 c->loc.line);
+			if (ctrl_send(r, t, c->data, c->len, what))
+				t->ctrl_unsent++;
+		}
+	}
+}
+
+/* When the next `ctrl` message is due; UINT64_MAX: none. */
+static uint64_t ctrl_next_due(const struct run *r)
+{
+	uint64_t due = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		const struct run_tg *t = &r->tgs[i];
+
+		if (t->started && t->ctrl_next < t->nctrl &&
+		    t->begin + t->ctrl[t->ctrl_next]->at < due)
+			due = t->begin + t->ctrl[t->ctrl_next]->at;
+	}
+	return due;
+}
+
+/* A TG that ended but can still send a `ctrl` message keeps the run on. */
+static bool ctrl_pending(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		const struct run_tg *t = &r->tgs[i];
+
+		if (t->started && t->ctrl_next < t->nctrl &&
+		    t->st.state != MTG_TG_KILLED && t->st.state != MTG_TG_FAILED)
+			return true;
+	}
+	return false;
+}
+
+/* The end: the messages never sent (their TG was killed first). */
+static void ctrl_end(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++) {
+		struct run_tg *t = &r->tgs[i];
+		size_t left = t->nctrl - t->ctrl_next;
+
+		if (!left)
+			continue;
+		fprintf(r->say, "TG %u: %zu control message%s not sent: the TG %s first\n",
+			t->tg->id, left, left == 1 ? "" : "s",
+			t->started ? "ended" : "never started");
+		t->ctrl_unsent += left;
+		t->ctrl_next = t->nctrl;
+	}
+}
+
+/*
+ * 's' and the `start` command: the TG goes now, whatever it was doing
+ * (Documentation/mtgctl.rst, "The dashboard"). Waiting for the operator:
+ * it starts. Waiting for its start time: it is stopped before it sent
+ * anything and starts now. Suspended: it resumes. Ended (finished,
+ * killed, failed): it starts again, its sequence numbers going on.
+ */
+static void start_now(struct run *r, struct run_tg *t, FILE *f)
+{
+	uint64_t now = now_tai();
+	int err;
+
+	if (stop_signal || r->quits) {
+		fprintf(f, "TG %u: not started: the run is ending\n", t->tg->id);
+		return;
+	}
+	if (!t->started) {
+		if (!start_tg(r, t))	/* else it said why */
+			fprintf(f, "TG %u started\n", t->tg->id);
+		return;
+	}
+	switch (t->st.state) {
+	case MTG_TG_SUSPENDED:
+		err = mtg_dev_tg_resume(&r->dev, t->tg->id);
+		if (err)
+			fprintf(f, "TG %u: resume refused: %s\n", t->tg->id,
+				strerror(-err));
+		else
+			fprintf(f, "TG %u resumed\n", t->tg->id);
+		return;
+	case MTG_TG_RUNNING:
+		if (now >= t->start.start_ns || t->st.next_seq) {
+			fprintf(f, "TG %u is running already\n", t->tg->id);
+			return;
+		}
+		/* Its start time has not come: stopped, it goes at once. */
+		err = mtg_dev_tg_kill(&r->dev, t->tg->id);
+		if (err) {
+			fprintf(f, "TG %u: kill refused: %s\n", t->tg->id,
+				strerror(-err));
+			return;
+		}
+		t->begin = 0;
+		if (!restart_tg(r, t)) {
+			t->starts--;	/* it had not started sending */
+			t->begin = t->start.start_ns - t->tt.first_ns;
+			fprintf(f, "TG %u started now, before its start time\n",
+				t->tg->id);
+		} else {
+			t->st.state = MTG_TG_KILLED;
+		}
+		return;
+	default:
+		if (!restart_tg(r, t))
+			fprintf(f, "TG %u started again: sequence numbers go on from %llu\n",
+				t->tg->id, (unsigned long long)t->st.next_seq);
+		return;
+	}
+}
+
 /* What a key asked for; what came of it goes to the event pane. */
 static void carry_out(struct run *r, const struct dash_action *a)
 {
 	struct run_tg *t = tg_by_id(r, a->tg_id);
-	FILE *f = r->ev.stream;
+	FILE *f = events_out(r);
 	const char *name = NULL, *done = NULL;
 	uint32_t num, den;
 	int err = 0;
@@ -747,10 +1048,7 @@ static void carry_out(struct run *r, const struct dash_action *a)
 		goto out;
 	switch (a->act) {
 	case DASH_START:
-		if (t->started)
-			fprintf(f, "TG %u has started already\n", t->tg->id);
-		else if (start_tg(r, t) == 0)	/* else it said why */
-			done = "started";
+		start_now(r, t, f);
 		break;
 	case DASH_KILL:
 		name = "kill";
@@ -766,6 +1064,10 @@ static void carry_out(struct run *r, const struct dash_action *a)
 		name = "resume";
 		done = "resumed";
 		err = mtg_dev_tg_resume(&r->dev, t->tg->id);
+		break;
+	case DASH_CTRLMSG:
+		ctrl_send(r, t, a->data, a->len,
+			  r->dash_on ? "from the keyboard" : "command");
 		break;
 	case DASH_RATE:
 		name = "throughput change";
@@ -789,6 +1091,49 @@ static void carry_out(struct run *r, const struct dash_action *a)
 		fprintf(f, "TG %u %s\n", t->tg->id, done);
 out:
 	fflush(f);
+}
+
+/* --commands: the lines waiting on standard input, carried out as keys. */
+static void take_commands(struct run *r)
+{
+	struct dash_action a;
+	char why[160];
+	FILE *f = events_out(r);
+
+	while (cmd_input_next(&r->cmds, &a, why, sizeof(why)) > 0) {
+		if (why[0])
+			fprintf(f, "commands:%u: %s\n", r->cmds.line, why);
+		else if (a.act != DASH_NONE && a.act != DASH_QUIT &&
+			 !tg_by_id(r, a.tg_id))
+			fprintf(f, "commands:%u: no TG %u in %s\n", r->cmds.line,
+				a.tg_id, r->file);
+		else if (a.act != DASH_NONE)
+			carry_out(r, &a);
+		fflush(f);
+	}
+}
+
+/* Wait before the loop's next turn: up to max_ns, less if a `ctrl` is due,
+ * and with --commands, until a line comes. */
+static void idle(const struct run *r, uint64_t now, uint64_t max_ns)
+{
+	struct pollfd p = { .fd = r->cmds.fd, .events = POLLIN };
+	uint64_t due = ctrl_next_due(r), ns = max_ns;
+	struct timespec ts;
+
+	if (due > now && due - now < ns)
+		ns = due - now;
+	else if (due <= now)
+		ns = 0;
+	if (r->dash_on || r->cmds.fd >= 0) {
+		if (r->dash_on)
+			p.fd = STDIN_FILENO;	/* a key */
+		poll(&p, 1, (int)((ns + 999999) / 1000000));
+		return;
+	}
+	ts.tv_sec = (time_t)(ns / 1000000000ULL);
+	ts.tv_nsec = (long)(ns % 1000000000ULL);
+	nanosleep(&ts, NULL);
 }
 
 /* The dashboard's turn in the loop: keys, then a frame at a bounded rate. */
@@ -818,7 +1163,6 @@ static void dash_turn(struct run *r, uint64_t now, uint64_t *next_draw)
  */
 static int watch(struct run *r)
 {
-	struct timespec poll = { 0, POLL_NS };
 	uint64_t next = r->t0 + PROGRESS_NS, next_stats = 0, drain_end = 0;
 	uint64_t next_draw = 0;
 	uint64_t now;
@@ -846,6 +1190,8 @@ static int watch(struct run *r)
 				"SIGUSR1: the TGs waiting for the operator started\n");
 			fflush(r->dash_on ? r->ev.stream : r->say);
 		}
+		if (r->cmds.fd >= 0)
+			take_commands(r);
 		if ((stop_signal || r->quits || r->ls.write_failed) && !killed) {
 			kill_all(r);
 			killed = true;
@@ -853,11 +1199,16 @@ static int watch(struct run *r)
 		}
 		r->phase = now < r->t0 ? "starting" : ended ? "draining" :
 			killed ? "stopping" : "running";
+		if (!killed)
+			ctrl_due(r, now);
 		if (now >= next_stats) {
 			ret = poll_all(r);
 			if (ret < 0)
 				return ret;
-			if (ret && !ended) {
+			/* a TG started again from the keyboard: not ended */
+			if (!ret && ended && !killed)
+				ended = false;
+			if (ret && !ended && !ctrl_pending(r)) {
 				ended = true;
 				if (r->listening && !r->ls.write_failed)
 					drain_end = now + r->o->drain;
@@ -888,10 +1239,8 @@ static int watch(struct run *r)
 		}
 		if (r->listening)
 			listening_wait(&r->ls, got);
-		else if (r->dash_on)
-			dash_wait((int)(POLL_NS / 1000000));
 		else
-			nanosleep(&poll, NULL);
+			idle(r, now, POLL_NS);
 	}
 }
 
@@ -919,6 +1268,10 @@ static void report(const struct run *r, FILE *f)
 				(unsigned long long)l.p50,
 				(unsigned long long)l.p99,
 				(unsigned long long)l.max);
+		if (st->ctrl_sent || r->tgs[i].ctrl_unsent)
+			fprintf(f, ", %llu control messages sent, %llu not",
+				st->ctrl_sent,
+				(unsigned long long)r->tgs[i].ctrl_unsent);
 		if (m) {
 			fprintf(f, "; ");
 			meter_print(f, m, (int64_t)st->sent);
@@ -966,6 +1319,8 @@ static int write_summary(const struct run *r)
 		tgs[i].mode = idf_mode_name(t->tg->mode);
 		tgs[i].path = idf_path_name(t->tg->path);
 		tgs[i].dst_mac = t->start.dst_mac;
+		tgs[i].ctrl_unsent = t->ctrl_unsent;
+		tgs[i].starts = t->starts;
 		tgs[i].netns_deleted = t->netns_deleted;
 	}
 	err = summary_write(r->o->json, &s);
@@ -984,7 +1339,7 @@ static int outcome(const struct run *r)
 		const struct mtg_tg_stats *st = &r->tgs[i].st;
 
 		if (st->state != MTG_TG_FINISHED || st->tx_errors ||
-		    st->bad_entries || st->underruns)
+		    st->bad_entries || st->underruns || r->tgs[i].ctrl_unsent)
 			return EXIT_COUNTED;
 	}
 	return EXIT_OK;
@@ -1005,8 +1360,10 @@ static void cleanup(struct run *r)
 	size_t i;
 
 	mtg_dev_close(&r->dev);
-	for (i = 0; i < r->ntgs; i++)
+	for (i = 0; i < r->ntgs; i++) {
 		tt_free(&r->tgs[i].tt);
+		free(r->tgs[i].ctrl);
+	}
 	listening_free(&r->ls);
 	netns_cache_close(&r->ns);
 	free(r->view.rows);
@@ -1078,8 +1435,9 @@ int cmd_run(const char *file, const struct run_opts *o)
 	int ret, rc = EXIT_ERROR;
 
 	/* Keys need a terminal too. */
-	r.dash_on = !o->batch && !o->json_stream && isatty(STDOUT_FILENO) &&
-		isatty(STDIN_FILENO);
+	r.dash_on = !o->batch && !o->json_stream && !o->commands &&
+		isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	cmd_input_open(&r.cmds, o->commands ? STDIN_FILENO : -1);
 	r.say = o->json_stream ? stderr : stdout;
 	r.phase = "starting";
 	if (dash_events_open(&r.ev)) {
@@ -1111,7 +1469,8 @@ int cmd_run(const char *file, const struct run_opts *o)
 		goto out;
 	if (mtg_dev_open(&r.dev, o->device))
 		goto err_abandon;
-	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0))
+	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0,
+			  r.listening && keeps_any(&r) ? o->keep_ring : 0))
 		goto err_abandon;
 	write_tables(&r);
 
@@ -1143,6 +1502,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	announce_waiting(&r);
 	ret = watch(&r);
 	r.end = now_tai();
+	ctrl_end(&r);
 	if (r.dash_on) {
 		dash_close(&r.dash);	/* its messages reach the terminal now */
 		r.dash_on = false;

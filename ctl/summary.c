@@ -138,6 +138,8 @@ static void tg_json(struct json *j, const struct summary_tg *t)
 	json_ku64(j, "underruns", st->underruns);
 	json_ku64(j, "late_packets", st->late_packets);
 	json_ku64(j, "ctrl_sent", st->ctrl_sent);
+	json_ku64(j, "ctrl_unsent", t->ctrl_unsent);
+	json_ku64(j, "starts", t->starts);
 	json_ku64(j, "early", st->early);
 	json_ku64(j, "cpu", st->cpu);
 	json_kstr(j, "dev", t->dev);
@@ -191,6 +193,8 @@ static void summary_rx_json(struct json *j, const struct summary_rx *rx)
 		json_kstr(j, "path", rx->recording);
 		json_ku64(j, "records", rx->written);
 		json_ku64(j, "not_written", rx->not_written);
+		json_ku64(j, "extras", rx->extras);
+		json_ku64(j, "extras_not_written", rx->extras_lost);
 		json_obj_end(j);
 	} else {
 		json_null(j);
@@ -206,6 +210,8 @@ static void summary_rx_json(struct json *j, const struct summary_rx *rx)
 	json_ku64(j, "ctrl", rx->st.ctrl);
 	json_ku64(j, "ctrl_drops", rx->st.ctrl_drops);
 	json_ku64(j, "bad_consumer", rx->st.bad_consumer);
+	json_ku64(j, "kept", rx->st.kept);
+	json_ku64(j, "keep_drops", rx->st.keep_drops);
 	json_ku64(j, "unknown_tg", rx->unknown);
 	json_obj_end(j);
 }

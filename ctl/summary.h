@@ -29,6 +29,8 @@ struct summary_tg {
 	const char *mode;
 	const char *path;
 	const uint8_t *dst_mac;		/* 6 bytes, as the module used it */
+	uint64_t ctrl_unsent;		/* `ctrl` messages not sent */
+	unsigned int starts;		/* 1, more if started again */
 	bool netns_deleted;		/* its namespace was deleted under it */
 };
 
@@ -42,6 +44,8 @@ struct summary_rx {
 	const char *recording;		/* path, or NULL */
 	uint64_t written;		/* records in the recording */
 	uint64_t not_written;		/* records it could not take */
+	uint64_t extras;		/* extra entries in the recording */
+	uint64_t extras_lost;		/* extra entries it could not take */
 	const struct listen_dev *devs;	/* the interfaces: which went away */
 	size_t ndevs;
 };

@@ -199,6 +199,11 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 		json_knull(j, "mac");
 	}
 	json_ku64(j, "threshold_ns", tg->threshold);
+	json_key(j, "keep");
+	json_obj_begin(j);
+	json_kbool(j, "payload", tg->keep & IDF_KEEP_PAYLOAD);
+	json_kbool(j, "wrong_bits", tg->keep & IDF_KEEP_BITS);
+	json_obj_end(j);
 	json_table(j, tt, entries);
 	json_obj_end(j);
 }

@@ -82,12 +82,28 @@ struct mtg_ring {
 	u32 size;			/* bytes per record */
 };
 
+/*
+ * The keep ring: entries of variable length (struct mtg_keep_rec), counts
+ * of bytes. As for struct mtg_ring, the counts the kernel relies on live
+ * here; the shared memory has a copy and userspace's claim.
+ */
+struct mtg_keep {
+	void *area;			/* in shm */
+	u64 *producer;			/* in shm: copy of prod */
+	const u64 *consumer;		/* in shm: untrusted */
+	u64 prod;			/* bytes written */
+	u64 cons;			/* the last valid consumer count */
+	u64 mask;			/* bytes - 1; 0: no keep ring */
+};
+
 /* The session's receive path; empty unless MTG_IOC_ALLOC asked for it. */
 struct mtg_rx {
 	spinlock_t lock;		/* protects all below; bottom halves off */
 	bool ready;			/* rings allocated */
 	struct mtg_ring data;		/* struct mtg_rx_rec */
 	struct mtg_ring ctrl;		/* struct mtg_ctrl_rec */
+	struct mtg_keep keep;		/* payloads, wrong bits' positions */
+	struct mtg_keep_offsets koff;	/* as published */
 	struct mtg_rx_stats st;
 	struct mtg_rx_stats *shm_st;	/* in shm: a copy of st */
 	struct mtg_rx_offsets off;	/* as published */
@@ -164,6 +180,7 @@ struct mtg_tg {
 	unsigned int tmpl_len;		/* bytes */
 	u8 patt_kind;			/* MTG_PATT_* */
 	u8 patt_value;
+	u8 hdr_flags;			/* of its data packets: MTG_HDR_F_KEEP_* */
 	u32 patt_seed;
 	u8 nut[6];			/* for the network under test */
 	const struct mtg_tt_entry *table;	/* in shm: untrusted */
@@ -261,11 +278,13 @@ u32 mtg_hdr_crc(const struct mtg_hdr *h);
 void mtg_patt_init(struct mtg_patt *pt, u8 kind, u8 value, u32 seed);
 void mtg_patt_fill(struct mtg_patt *pt, u8 *p, u32 len);
 u32 mtg_patt_wrong_bits(struct mtg_patt *pt, const u8 *got, u32 len);
+u32 mtg_patt_wrong_positions(struct mtg_patt *pt, const u8 *got, u32 len,
+			     u32 first, __u32 *pos, u32 *npos, u32 max);
 
 /* mtg_rx.c */
 void mtg_rx_init(struct mtg_session *s);
 void mtg_rx_setup(struct mtg_session *s, void *region, u64 nr_records,
-		  void *cons_page);
+		  u64 keep_bytes, void *cons_page);
 int mtg_rx_hook_add(struct mtg_session *s, struct mtg_iface *iface);
 void mtg_rx_hook_del(struct mtg_iface *iface);
 int mtg_rx_offsets(struct mtg_session *s, struct mtg_rx_offsets *off);
@@ -273,7 +292,8 @@ int mtg_rx_stats(struct mtg_session *s, struct mtg_rx_stats *st);
 int mtg_rx_set_run(struct mtg_session *s, u32 run_id);
 void mtg_rx_tg_event(struct mtg_session *s, const struct mtg_tg *tg,
 		     u32 events);
-u64 mtg_rx_region_bytes(u64 nr_records);
+u64 mtg_rx_region_bytes(u64 nr_records, u64 keep_bytes);
+int mtg_rx_keep_offsets(struct mtg_session *s, struct mtg_keep_offsets *off);
 
 /* mtg_tx.c */
 struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,

@@ -425,7 +425,8 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 			tg->st.skipped_late++;
 			continue;
 		}
-		skb = mtg_tx_build(tg, e.len, sched, tg->st.next_seq, 0, NULL);
+		skb = mtg_tx_build(tg, e.len, sched, tg->st.next_seq,
+				   tg->hdr_flags, NULL);
 		if (!skb) {
 			tg->st.tx_errors++;
 			mtg_tg_raise(tg, MTG_TG_EV_ERROR);

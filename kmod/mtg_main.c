@@ -359,6 +359,17 @@ static int mtg_ioc_rx_stats(struct mtg_session *s, void __user *arg)
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+static int mtg_ioc_rx_keep_offsets(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_keep_offsets off;
+	int err;
+
+	err = mtg_rx_keep_offsets(s, &off);
+	if (err)
+		return err;
+	return copy_to_user(arg, &off, sizeof(off)) ? -EFAULT : 0;
+}
+
 static int mtg_ioc_rx_set_run(struct mtg_session *s, void __user *arg)
 {
 	u32 run_id;
@@ -408,6 +419,8 @@ static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mtg_ioc_rx_stats(s, uarg);
 	case MTG_IOC_RX_SET_RUN:
 		return mtg_ioc_rx_set_run(s, uarg);
+	case MTG_IOC_RX_KEEP_OFFSETS:
+		return mtg_ioc_rx_keep_offsets(s, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -22,10 +22,18 @@
  * is read once, checked against what the kernel knows, and ignored
  * (counted) when impossible.
  *
- * Layout of MTG_REGION_RX: the producer counts (data at 0, control at 64),
- * struct mtg_rx_stats at 128, data records from the second page, control
- * records from the next page boundary. MTG_REGION_RX_CONS: one page, the
- * consumer counts at 0 and 64.
+ * Packets whose header asks for it (a flow's flag, MTG_HDR_F_KEEP_*) also
+ * leave their payload or the positions of their wrong bits in the keep
+ * ring: entries of variable length, copied or computed under the lock,
+ * before the packet's record. They are bounded (a payload is at most the
+ * frame; MTG_KEEP_BITS_MAX positions), and a ring without room drops them
+ * and counts, as the data ring does.
+ *
+ * Layout of MTG_REGION_RX: the producer counts (data at 0, control at 64,
+ * keep at 256), struct mtg_rx_stats at 128, data records from the second
+ * page, control records from the next page boundary, the keep ring after
+ * them (page aligned). MTG_REGION_RX_CONS: one page, the consumer counts
+ * at 0, 64 and 128.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,8 +56,10 @@
 #define MTG_RX_DATA_PROD	0
 #define MTG_RX_CTRL_PROD	64
 #define MTG_RX_STATS_OFF	128
+#define MTG_RX_KEEP_PROD	256
 #define MTG_RX_DATA_CONS	0
 #define MTG_RX_CTRL_CONS	64
+#define MTG_RX_KEEP_CONS	128
 
 /* Bytes of the data records, the control records: each on whole pages. */
 static u64 mtg_rx_data_bytes(u64 nr_records)
@@ -63,9 +73,10 @@ static u64 mtg_rx_ctrl_bytes(void)
 			PAGE_SIZE);
 }
 
-u64 mtg_rx_region_bytes(u64 nr_records)
+u64 mtg_rx_region_bytes(u64 nr_records, u64 keep_bytes)
 {
-	return PAGE_SIZE + mtg_rx_data_bytes(nr_records) + mtg_rx_ctrl_bytes();
+	return PAGE_SIZE + mtg_rx_data_bytes(nr_records) + mtg_rx_ctrl_bytes() +
+	       keep_bytes;
 }
 
 void mtg_rx_init(struct mtg_session *s)
@@ -89,14 +100,34 @@ static void mtg_ring_setup(struct mtg_ring *r, struct mtg_ring_offsets *off,
 	off->size = size;
 }
 
+/* The keep ring, keep_bytes (a power of two, or 0: none) at area_off. */
+static void mtg_keep_setup(struct mtg_rx *rx, void *region, void *cons_page,
+			   u64 area_off, u64 keep_bytes)
+{
+	struct mtg_keep *k = &rx->keep;
+
+	if (!keep_bytes)
+		return;
+	k->area = region + area_off;
+	k->producer = region + MTG_RX_KEEP_PROD;
+	k->consumer = cons_page + MTG_RX_KEEP_CONS;
+	k->mask = keep_bytes - 1;
+	rx->koff.producer = MTG_RX_KEEP_PROD;
+	rx->koff.consumer = MTG_RX_KEEP_CONS;
+	rx->koff.area = area_off;
+	rx->koff.bytes = keep_bytes;
+}
+
 /* After MTG_IOC_ALLOC: the rings in their (zeroed) regions. */
 void mtg_rx_setup(struct mtg_session *s, void *region, u64 nr_records,
-		  void *cons_page)
+		  u64 keep_bytes, void *cons_page)
 {
 	struct mtg_rx *rx = &s->rx;
 
 	lockdep_assert_held(&s->lock);
-	BUILD_BUG_ON(sizeof(struct mtg_rx_stats) > PAGE_SIZE - MTG_RX_STATS_OFF);
+	BUILD_BUG_ON(MTG_RX_STATS_OFF + sizeof(struct mtg_rx_stats) >
+		     MTG_RX_KEEP_PROD);
+	BUILD_BUG_ON(sizeof(struct mtg_keep_rec) % 8);
 	mtg_ring_setup(&rx->data, &rx->off.data, region, cons_page,
 		       MTG_RX_DATA_PROD, MTG_RX_DATA_CONS, PAGE_SIZE,
 		       nr_records, sizeof(struct mtg_rx_rec));
@@ -104,6 +135,9 @@ void mtg_rx_setup(struct mtg_session *s, void *region, u64 nr_records,
 		       MTG_RX_CTRL_PROD, MTG_RX_CTRL_CONS,
 		       PAGE_SIZE + mtg_rx_data_bytes(nr_records),
 		       MTG_CTRL_RECORDS, sizeof(struct mtg_ctrl_rec));
+	mtg_keep_setup(rx, region, cons_page, PAGE_SIZE +
+		       mtg_rx_data_bytes(nr_records) + mtg_rx_ctrl_bytes(),
+		       keep_bytes);
 	rx->off.stats = MTG_RX_STATS_OFF;
 	rx->shm_st = region + MTG_RX_STATS_OFF;
 	spin_lock_bh(&rx->lock);
@@ -352,7 +386,161 @@ static void mtg_rx_fill_rec(struct mtg_rx_rec *r, const struct mtg_rx_pkt *pkt,
 		r->wrong_bits = mtg_rx_wrong_bits(skb, pkt);
 }
 
-static void mtg_rx_record(struct mtg_rx *rx, const struct mtg_rx_rec *rec)
+/*
+ * Room for a keep-ring entry of len bytes (a multiple of 8) at the
+ * producer count, or NULL. Where the ring's end is too near, a PAD entry
+ * fills it first (counted in prod, published with the entry). The
+ * consumer count is userspace's claim, taken as for the other rings and
+ * only at an entry's 8-byte boundary.
+ */
+static struct mtg_keep_rec *mtg_keep_slot(struct mtg_rx *rx, u32 len)
+{
+	struct mtg_keep *k = &rx->keep;
+	u64 cons, size, at, pad;
+	struct mtg_keep_rec *p;
+
+	lockdep_assert_held(&rx->lock);
+	if (!k->mask)
+		return NULL;
+	/* Pairs with userspace's release: it is done with those bytes. */
+	cons = smp_load_acquire(k->consumer);
+	if (cons != k->cons) {
+		if (!(cons & 7) && cons - k->cons <= k->prod - k->cons)
+			k->cons = cons;
+		else
+			mtg_rx_count(rx, &rx->st.bad_consumer, 1);
+	}
+	size = k->mask + 1;
+	at = k->prod & k->mask;
+	pad = size - at < len ? size - at : 0;
+	if (len > size || pad + len > size - (k->prod - k->cons))
+		return NULL;
+	if (pad) {
+		/* At least 8 bytes: counts and lengths are multiples of 8. */
+		p = k->area + at;
+		p->len = pad;
+		p->type = MTG_KEEP_PAD;
+		p->flags = 0;
+		k->prod += pad;
+		at = 0;
+	}
+	return k->area + at;
+}
+
+static void mtg_keep_publish(struct mtg_keep *k, u32 len)
+{
+	k->prod += len;
+	/* The entry is complete before userspace can see it counted. */
+	smp_store_release(k->producer, k->prod);
+}
+
+static void mtg_keep_head(struct mtg_keep_rec *e, u16 type,
+			  const struct mtg_rx_rec *rec, u64 index)
+{
+	e->type = type;
+	e->flags = 0;
+	e->record = index;
+	e->rx_ns = rec->rx_ns;
+	e->seq = rec->seq;
+	e->run_id = rec->run_id;
+	e->tg_id = rec->tg_id;
+}
+
+/* The payload, as received, for the record of count index. */
+static bool mtg_keep_payload(struct mtg_rx *rx, const struct mtg_rx_rec *rec,
+			     u64 index, const struct sk_buff *skb,
+			     const struct mtg_rx_pkt *pkt)
+{
+	u32 len = ALIGN(sizeof(struct mtg_keep_rec) + pkt->payload_len, 8);
+	struct mtg_keep_rec *e = mtg_keep_slot(rx, len);
+
+	if (!e)
+		return false;
+	mtg_keep_head(e, MTG_KEEP_PAYLOAD, rec, index);
+	e->count = pkt->payload_len;
+	e->data_len = pkt->payload_len;
+	e->len = len;
+	if (skb_copy_bits(skb, pkt->payload_off, e + 1, pkt->payload_len)) {
+		/* Cannot be, the parser measured it: a PAD then. */
+		e->type = MTG_KEEP_PAD;
+		mtg_keep_publish(&rx->keep, len);
+		return false;
+	}
+	memset((u8 *)(e + 1) + pkt->payload_len, 0,
+	       len - sizeof(*e) - pkt->payload_len);
+	mtg_keep_publish(&rx->keep, len);
+	return true;
+}
+
+/* The positions of the wrong bits (MTG_KEEP_BITS_MAX at most). */
+static bool mtg_keep_bits(struct mtg_rx *rx, const struct mtg_rx_rec *rec,
+			  u64 index, const struct sk_buff *skb,
+			  const struct mtg_rx_pkt *pkt)
+{
+	u32 off = pkt->payload_off, left = pkt->payload_len, done = 0;
+	u32 max = sizeof(struct mtg_keep_rec) + MTG_KEEP_BITS_MAX * 4;
+	u32 n = 0, bits = 0, len;
+	u8 buf[MTG_PATT_CHUNK];
+	struct mtg_keep_rec *e;
+	struct mtg_patt pt;
+
+	e = mtg_keep_slot(rx, max);
+	if (!e)
+		return false;
+	mtg_keep_head(e, MTG_KEEP_BITS, rec, index);
+	if (pkt->h.patt_kind <= MTG_PATT_INCR) {
+		mtg_patt_init(&pt, pkt->h.patt_kind, pkt->h.patt_value,
+			      be32_to_cpu(pkt->h.patt_seed));
+		while (left) {
+			u32 c = min_t(u32, left, sizeof(buf));
+			const u8 *got = skb_header_pointer(skb, off, c, buf);
+
+			if (!got)
+				break;
+			bits += mtg_patt_wrong_positions(&pt, got, c, done * 8,
+							 (__u32 *)(e + 1), &n,
+							 MTG_KEEP_BITS_MAX);
+			off += c;
+			done += c;
+			left -= c;
+		}
+	}
+	len = ALIGN(sizeof(*e) + n * 4, 8);
+	memset((u8 *)(e + 1) + n * 4, 0, len - sizeof(*e) - n * 4);
+	e->flags = bits > n ? MTG_KEEP_F_CUT : 0;
+	e->count = bits;
+	e->data_len = n * 4;
+	e->len = len;
+	mtg_keep_publish(&rx->keep, len);
+	return true;
+}
+
+/*
+ * What the header asks to keep of a packet whose record will be the data
+ * ring's record of count index: into the keep ring, or counted as lost.
+ */
+static void mtg_rx_keep(struct mtg_rx *rx, struct mtg_rx_rec *rec, u64 index,
+			const struct sk_buff *skb,
+			const struct mtg_rx_pkt *pkt)
+{
+	u8 want = pkt->h.flags;
+	bool kept;
+
+	if (want & MTG_HDR_F_KEEP_PAYLOAD) {
+		kept = mtg_keep_payload(rx, rec, index, skb, pkt);
+		rec->flags |= kept ? MTG_RX_F_KEPT : MTG_RX_F_KEEP_LOST;
+		mtg_rx_count(rx, kept ? &rx->st.kept : &rx->st.keep_drops, 1);
+	}
+	if (want & MTG_HDR_F_KEEP_BITS) {
+		kept = mtg_keep_bits(rx, rec, index, skb, pkt);
+		rec->flags |= kept ? MTG_RX_F_KEPT : MTG_RX_F_KEEP_LOST;
+		mtg_rx_count(rx, kept ? &rx->st.kept : &rx->st.keep_drops, 1);
+	}
+}
+
+static void mtg_rx_record(struct mtg_rx *rx, struct mtg_rx_rec *rec,
+			  const struct sk_buff *skb,
+			  const struct mtg_rx_pkt *pkt)
 {
 	struct mtg_ctrl_rec *c;
 	void *slot;
@@ -360,6 +548,11 @@ static void mtg_rx_record(struct mtg_rx *rx, const struct mtg_rx_rec *rec)
 	spin_lock(&rx->lock);
 	slot = mtg_ring_slot(rx, &rx->data);
 	if (slot) {
+		/* A corrupt header asks for nothing: its flags are noise. */
+		if (!(rec->flags & MTG_RX_F_HDR_CORRUPT) &&
+		    (pkt->h.flags & (MTG_HDR_F_KEEP_PAYLOAD |
+				     MTG_HDR_F_KEEP_BITS)))
+			mtg_rx_keep(rx, rec, rx->data.prod, skb, pkt);
 		memcpy(slot, rec, sizeof(*rec));
 		mtg_ring_publish(&rx->data);
 		rx->dropping = false;
@@ -436,7 +629,7 @@ static unsigned int mtg_rx_hook(void *priv, struct sk_buff *skb,
 		mtg_rx_ctrlmsg(rx, skb, &pkt, iface->id);
 	} else {
 		mtg_rx_fill_rec(&rec, &pkt, skb, iface->id);
-		mtg_rx_record(rx, &rec);
+		mtg_rx_record(rx, &rec, skb, &pkt);
 	}
 	if (iface->flags & MTG_IFACE_F_RX_PASS)
 		return NF_ACCEPT;
@@ -486,6 +679,19 @@ int mtg_rx_offsets(struct mtg_session *s, struct mtg_rx_offsets *off)
 	mutex_lock(&s->lock);
 	if (s->rx.ready)
 		*off = s->rx.off;
+	else
+		err = -ENODATA;
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+int mtg_rx_keep_offsets(struct mtg_session *s, struct mtg_keep_offsets *off)
+{
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	if (s->rx.ready && s->rx.keep.mask)
+		*off = s->rx.koff;
 	else
 		err = -ENODATA;
 	mutex_unlock(&s->lock);

@@ -31,13 +31,19 @@ static void mtg_shm_set_region(struct mtg_shm *shm, unsigned int idx,
 /* What MTG_IOC_ALLOC asks for, before anything is allocated. */
 int mtg_shm_check(const struct mtg_alloc *req)
 {
-	if (req->flags || req->reserved || req->reserved2)
+	if (req->flags || req->reserved)
 		return -EINVAL;
 	if (!req->table_bytes && !req->rx_records)
 		return -EINVAL;
 	if (req->rx_records && (req->rx_records < MTG_RX_RECORDS_MIN ||
 				req->rx_records > MTG_RX_RECORDS_MAX ||
 				!is_power_of_2(req->rx_records)))
+		return -EINVAL;
+	/* The keep ring belongs to the receive path. */
+	if (req->keep_bytes && (!req->rx_records ||
+				req->keep_bytes < MTG_KEEP_BYTES_MIN ||
+				req->keep_bytes > MTG_KEEP_BYTES_MAX ||
+				!is_power_of_2(req->keep_bytes)))
 		return -EINVAL;
 	return 0;
 }
@@ -56,9 +62,12 @@ int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req)
 	if (req->table_bytes > max_bytes - PAGE_SIZE)
 		return -E2BIG;
 	table_pages = DIV_ROUND_UP_ULL(req->table_bytes, PAGE_SIZE);
-	/* The rings (at most MTG_RX_RECORDS_MAX records), their counts. */
+	/* The rings (at most MTG_RX_RECORDS_MAX records, MTG_KEEP_BYTES_MAX
+	 * bytes), their counts.
+	 */
 	if (req->rx_records)
-		rx_pages = (mtg_rx_region_bytes(req->rx_records) >> PAGE_SHIFT) + 1;
+		rx_pages = (mtg_rx_region_bytes(req->rx_records,
+						req->keep_bytes) >> PAGE_SHIFT) + 1;
 	nr = 1 + table_pages + rx_pages;
 	if ((u64)nr << PAGE_SHIFT > max_bytes)
 		return -E2BIG;
@@ -101,6 +110,7 @@ int mtg_shm_alloc(struct mtg_session *s, const struct mtg_alloc *req)
 		mtg_shm_set_region(shm, MTG_REGION_RX_CONS, cons, 1,
 				   MTG_REGION_F_WRITABLE);
 		mtg_rx_setup(s, vaddr + (rx << PAGE_SHIFT), req->rx_records,
+			     req->keep_bytes,
 			     vaddr + (cons << PAGE_SHIFT));
 	}
 

@@ -353,12 +353,59 @@ static int mtg_tg_hold_dev(struct mtg_tg *tg, struct net *net, int ifindex)
 }
 
 /*
+ * MTG_TG_F_RESTART, under RTNL and the session lock: tg takes the place of
+ * the ended TG of its id, going on from its sequence number and counters,
+ * and is queued; the old one is let go. On error nothing changed.
+ */
+static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
+{
+	struct mtg_tg *old = xa_load(&s->tgs, tg->id);
+	unsigned long events;
+	u64 lead = tg->st.lead_ns;
+	int err;
+
+	lockdep_assert_held(&s->lock);
+	if (!old)
+		return -ENOENT;
+	if (READ_ONCE(old->state) == MTG_TG_RUNNING ||
+	    READ_ONCE(old->state) == MTG_TG_SUSPENDED)
+		return -EBUSY;
+	/* No dispatcher is in it any more: its counters are still. */
+	synchronize_net();
+	/* What it raised is told before it goes (as the event work would). */
+	events = atomic_long_xchg(&old->pending, 0);
+	if (events) {
+		mtg_notify_tg(s, old, events);
+		mtg_rx_tg_event(s, old, events);
+	}
+	tg->st = old->st;
+	tg->st.next_ns = tg->start_ns;
+	tg->st.lead_ns = lead;
+	atomic64_set(&tg->events, atomic64_read(&old->events));
+	if (tg->stop_count)
+		tg->stop_count += old->st.next_seq;
+	/* The slot exists: replacing its entry allocates nothing. */
+	err = xa_err(xa_store(&s->tgs, tg->id, tg, GFP_KERNEL_ACCOUNT));
+	if (err)
+		return err;
+	err = mtg_cpu_start(tg);
+	if (err) {
+		xa_store(&s->tgs, tg->id, old, GFP_KERNEL_ACCOUNT);
+		return err;
+	}
+	mtg_tg_put_dev(old);
+	kfree(old);
+	return 0;
+}
+
+/*
  * Make the TG visible and queue it. Under RTNL: the device is still
  * registered in its namespace, and the netdevice notifier will see the TG.
  */
 static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
 			  struct net *net)
 {
+	bool restart = tg->flags & MTG_TG_F_RESTART;
 	int err;
 
 	rtnl_lock();
@@ -368,23 +415,25 @@ static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
 	else if (tg->dev->reg_state != NETREG_REGISTERED ||
 		 !net_eq(dev_net(tg->dev), net))
 		err = -ENODEV;
-	else if (s->nr_tgs >= mtg_max_tgs)
+	else if (!restart && s->nr_tgs >= mtg_max_tgs)
 		err = -ENOSPC;
 	else if (tg->start_ns <= mtg_now())
 		err = -ETIME;
+	else if (restart)
+		err = mtg_tg_take_over(s, tg);
 	else
 		err = xa_insert(&s->tgs, tg->id, tg, GFP_KERNEL_ACCOUNT);
-	if (err == -EBUSY)
+	if (err == -EBUSY && !restart)
 		err = -EEXIST;
-	if (!err) {
+	if (!err && !restart) {
 		err = mtg_cpu_start(tg);
 		if (err)
 			xa_erase(&s->tgs, tg->id);
+		else
+			s->nr_tgs++;
 	}
-	if (!err) {
-		s->nr_tgs++;
+	if (!err)
 		mtg_session_changed(s);
-	}
 	mutex_unlock(&s->lock);
 	rtnl_unlock();
 	return err;
@@ -413,6 +462,10 @@ int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
 	tg->flags = d.flags;
 	tg->patt_kind = d.patt_kind;
 	tg->patt_value = d.patt_value;
+	if (d.flags & MTG_TG_F_KEEP_PAYLOAD)
+		tg->hdr_flags |= MTG_HDR_F_KEEP_PAYLOAD;
+	if (d.flags & MTG_TG_F_KEEP_BITS)
+		tg->hdr_flags |= MTG_HDR_F_KEEP_BITS;
 	tg->patt_seed = d.patt_seed;
 	memcpy(tg->nut, d.nut, sizeof(tg->nut));
 	tg->start_ns = d.start_ns;

@@ -57,6 +57,39 @@ void mtg_patt_fill(struct mtg_patt *pt, u8 *p, u32 len)
 	}
 }
 
+/*
+ * As mtg_patt_wrong_bits(), and the positions of the bits that differ
+ * (first: the position of got's first bit; bit k is bit 7 - k % 8 of byte
+ * k / 8) into pos, *npos of them so far, max at most.
+ */
+u32 mtg_patt_wrong_positions(struct mtg_patt *pt, const u8 *got, u32 len,
+			     u32 first, __u32 *pos, u32 *npos, u32 max)
+{
+	u8 want[MTG_PATT_CHUNK];
+	u32 bits = 0, i, done = 0;
+
+	while (len) {
+		u32 n = min_t(u32, len, sizeof(want));
+
+		mtg_patt_fill(pt, want, n);
+		for (i = 0; i < n; i++) {
+			u8 x = got[i] ^ want[i];
+
+			bits += hweight8(x);
+			while (x && *npos < max) {
+				u32 b = fls(x) - 1;	/* most significant */
+
+				pos[(*npos)++] = first + (done + i) * 8 + 7 - b;
+				x &= ~BIT(b);
+			}
+		}
+		got += n;
+		done += n;
+		len -= n;
+	}
+	return bits;
+}
+
 /* Bits that differ between got and the next len bytes of the stream. */
 u32 mtg_patt_wrong_bits(struct mtg_patt *pt, const u8 *got, u32 len)
 {

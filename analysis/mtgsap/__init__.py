@@ -11,12 +11,12 @@
 
 from .fields import Column, column, parse_duration
 from .meter import Flow, flows, g821, windows
-from .recording import Recording, RecordingError, copy, write
+from .recording import Extra, Recording, RecordingError, copy, write
 from .recording import open_recording as open
 from .select import condition, selection
 from .stats import describe, pmf
 
 __version__ = "0.1.0"
-__all__ = ["Column", "Flow", "Recording", "RecordingError", "column",
+__all__ = ["Column", "Extra", "Flow", "Recording", "RecordingError", "column",
            "condition", "copy", "describe", "flows", "g821", "open",
            "parse_duration", "pmf", "selection", "windows", "write"]

@@ -11,9 +11,12 @@ import numpy as np
 from . import meter as fl
 from . import stats as st
 from .common import (UsageError, add_json, add_selection, answer, asked_by,
-                     interval, open_input, selected, wrote)
+                     check_tgs, interval, open_input, selected, tg_list,
+                     wrote)
 from .fields import FieldError, column, parse_duration
-from .recording import RecordingError, STAMP_MASK, STAMP_NAMES, copy, write
+from .recording import (EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS,
+                        F_KEEP_LOST, RecordingError, STAMP_MASK, STAMP_NAMES,
+                        copy, extra_counts, select_extras, write)
 from .select import ExprError
 
 NS_FIELDS_NOTE = "Times and delays are in ns"
@@ -39,6 +42,16 @@ def cmd_info(args):
             np.bincount(r["flags"] & STAMP_MASK, minlength=3)) if n}
         data["stamps"] = stamps
         data["hdr_corrupt"] = int((~fl.sound(r)).sum())
+        x = rec.extras_header
+        if x:
+            kinds = np.bincount([e.type for e in rec.extras],
+                                minlength=4) if rec.extras else [0] * 4
+            data["extras"] = dict(
+                entries=len(rec.extras), ctrl=int(kinds[EXTRA_CTRL]),
+                payloads=int(kinds[EXTRA_PAYLOAD]),
+                wrong_bit_lists=int(kinds[EXTRA_WRONG_BITS]),
+                not_written=x["extras_lost"], ctrl_drops=x["ctrl_drops"],
+                keep_drops=x["keep_drops"])
         if args.json:
             answer(args, data)
             return 0
@@ -49,6 +62,81 @@ def cmd_info(args):
                                else str(x) for x in v))
                 for k, v in data.items()]
         answer(args, data, rows, [("k", "field"), ("v", "value")])
+    return 0
+
+
+# --- control messages ------------------------------------------------------------
+
+def _text(data, limit=60):
+    """Bytes as mtgctl shows them: printable ASCII, escapes for the rest."""
+    out = []
+    for b in data[:limit]:
+        c = chr(b)
+        out.append("\\" + c if c in '"\\' else "\\n" if c == "\n" else
+                   c if 0x20 <= b < 0x7f else f"\\x{b:02x}")
+    return '"' + "".join(out) + ('"...' if len(data) > limit else '"')
+
+
+def cmd_ctrl(args):
+    with open_input(args) as rec:
+        tgs = check_tgs(rec, args, {e.tg_id for e in rec.extras})
+        msgs = rec.control_messages(None if tgs is None else set(tgs))
+        rows = [dict(run_id=m.run_id, tg=m.tg_id, seq=m.seq,
+                     t=(m.rx_ns - rec.start_ns) / 1e9, rx_ns=m.rx_ns,
+                     tx_ns=m.tx_ns, iface=m.iface, flags=m.rx_flags,
+                     len=len(m.data), hex=m.data.hex(), text=_text(m.data))
+                for m in msgs]
+        x = rec.extras_header or {}
+        data = dict(ctrl=[{k: v for k, v in r.items() if k != "text"}
+                          for r in rows],
+                    ctrl_drops=x.get("ctrl_drops", 0))
+        answer(args, data, rows,
+               [("tg", "tg"), ("seq", "seq"), ("t", "s after T0"),
+                ("len", "bytes"), ("text", "message")])
+        if not args.json:
+            print(f"{len(rows)} control messages; the module's queue lost "
+                  f"{data['ctrl_drops']}" +
+                  ("" if rec.header["version"] >= 2 else
+                   " (a version 1 recording: none were kept)"))
+    return 0
+
+
+def cmd_kept(args):
+    with open_input(args) as rec:
+        tgs = check_tgs(rec, args, {e.tg_id for e in rec.extras})
+        tgs = None if tgs is None else set(tgs)
+        rows = []
+        for kind, name in ((EXTRA_PAYLOAD, "payload"),
+                           (EXTRA_WRONG_BITS, "wrong_bits")):
+            for index, e in rec.kept(kind, tgs).items():
+                row = dict(record=index, run_id=e.run_id, tg=e.tg_id,
+                           seq=e.seq, kind=name, count=e.count)
+                if kind == EXTRA_PAYLOAD:
+                    row["hex"] = e.data.hex()
+                    row["shown"] = e.data[:16].hex() + \
+                        ("..." if len(e.data) > 16 else "")
+                else:
+                    row["positions"] = [int(p) for p in e.positions]
+                    row["cut"] = e.cut
+                    row["shown"] = " ".join(str(p) for p in
+                                            row["positions"][:8]) + \
+                        (" ..." if len(row["positions"]) > 8 or e.cut
+                         else "")
+                rows.append(row)
+        rows.sort(key=lambda r: (r["record"], r["kind"]))
+        x = rec.extras_header or {}
+        lost = int(((rec.records["flags"] & F_KEEP_LOST) != 0).sum()) \
+            if len(rec) else 0
+        data = dict(kept=[{k: v for k, v in r.items() if k != "shown"}
+                          for r in rows],
+                    keep_drops=x.get("keep_drops", 0), records_lost=lost)
+        answer(args, data, rows,
+               [("record", "record"), ("tg", "tg"), ("seq", "seq"),
+                ("kind", "kept"), ("count", "bytes/bits"),
+                ("shown", "data (hex) / positions")])
+        if not args.json:
+            print(f"{len(rows)} kept; the module had no room for "
+                  f"{data['keep_drops']} (records marked: {lost})")
     return 0
 
 
@@ -76,10 +164,14 @@ def cmd_filter(args):
                                     start=args.start, end=args.end,
                                     where=args.where)
             h = rec.header
+            tgs = tg_list(args)
             write(args.output, meta, rec.records[mask],
                   ring_drops=h["ring_drops"], not_written=h["not_written"],
                   end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"],
-                  force=args.force)
+                  force=args.force,
+                  extras=select_extras(rec.extras, mask,
+                                       None if tgs is None else set(tgs)),
+                  **extra_counts(rec))
         n = int(mask.sum())
         wrote(args, f"mtgsap: {n} of {len(rec)} records to {args.output}",
               records=n, of=len(rec), output=args.output, format=fmt)
@@ -312,6 +404,9 @@ CORE = {
                        "minutes per TG"),
     "windows": (cmd_windows, "D-ITG's throughput, delay, jitter and loss "
                              "over windows"),
+    "ctrl": (cmd_ctrl, "the control messages received, as recorded"),
+    "kept": (cmd_kept, "the payloads and wrong bits' positions kept "
+                       "(the IDF's keep)"),
 }
 # Commands in their own modules: each has configure(parser) and
 # command(args).
@@ -345,6 +440,11 @@ def parser(command=None):
             add_json(c)
             continue
         if name == "info":
+            add_json(c)
+            continue
+        if name in ("ctrl", "kept"):
+            c.add_argument("--tg", metavar="ID[,ID...]",
+                           help="only these TGs' (default: all)")
             add_json(c)
             continue
         add_selection(c)

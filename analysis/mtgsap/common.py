@@ -66,20 +66,29 @@ def interval(args):
     return tuple(out)
 
 
-def selected(rec, args):
-    """The mask of the records the selection options take. A TG of --tg
-    that the recording does not have is an error (whatever the command)."""
-    start, end = interval(args)
+def check_tgs(rec, args, also=()):
+    """The TGs of --tg (None: all); one that the recording does not have
+    is an error, whatever the command. Besides the records' TGs, those in
+    `also` count as had (the TGs of extra entries, for the commands that
+    read them)."""
     tgs = tg_list(args)
     if tgs:
         r = rec.records
         mine = np.isin(r["tg_id"], tgs) & ((r["flags"] & F_HDR_CORRUPT) == 0)
         missing = sorted(set(tgs) - set(np.unique(r["tg_id"][mine])
-                                        .tolist()))
+                                        .tolist()) - set(also))
         if missing:
             raise UsageError(f"--tg {args.tg}: no records of TG "
                              f"{', '.join(map(str, missing))} in "
                              f"{os.path.basename(rec.path)}")
+    return tgs
+
+
+def selected(rec, args):
+    """The mask of the records the selection options take. A TG of --tg
+    that the recording does not have is an error (check_tgs)."""
+    start, end = interval(args)
+    tgs = check_tgs(rec, args)
     return selection(rec.records, tgs=tgs, start=start, end=end,
                      where=getattr(args, "where", None),
                      start_ns=rec.start_ns)

@@ -5,6 +5,7 @@ memory; written (by copy and filter) the way mtgctl writes them, never over
 an existing file unless asked."""
 
 import contextlib
+import dataclasses
 import json
 import os
 import stat
@@ -15,9 +16,20 @@ import numpy as np
 
 MAGIC = b"\x89MTGREC\n"
 HEADER = struct.Struct("<8sIIIIQQQQII")
-VERSION = 1
+VERSION = 1             # records only
+VERSION_EXTRAS = 2      # records, then the extra section
 F_COMPLETE = 1
+F_EXTRAS = 2
 PAGE = 4096
+
+# The extra section (version 2): its header, then entries of a 64-byte
+# head and data, each padded to a multiple of 8 bytes.
+EXTRA_MAGIC = b"\x89MTGEXT\n"
+EXTRA_HEADER = struct.Struct("<8sQQQQQ16x")
+EXTRA_HEAD = struct.Struct("<IHHQQQQIIHHIII")
+EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS = 1, 2, 3
+EXTRA_F_CUT = 1
+NO_RECORD = (1 << 64) - 1
 
 # Record flags (struct mtg_rx_rec.flags); the metadata spells them too.
 STAMP_MASK = 0x3
@@ -25,6 +37,8 @@ STAMP_NAMES = ("hook", "sw", "hw", "unknown")   # 3: no source has it
 F_IPV6 = 0x4
 F_HDR_CORRUPT = 0x8
 F_CSUM_BAD = 0x10
+F_KEPT = 0x20           # extra entries of the record (payload, wrong bits)
+F_KEEP_LOST = 0x40      # one asked for, lost: the module had no room
 # A sequence number at or above this was never sent (a sender would have
 # sent 2^63 packets): the record is implausible, counted apart.
 SEQ_LIMIT = 1 << 63
@@ -37,6 +51,59 @@ DTYPE_V1 = [["rx_ns", "<u8"], ["seq", "<u8"], ["sched_ns", "<u8"],
             ["wrong_bits", "<u4"], ["len", "<u2"], ["iface", "<u2"],
             ["flags", "<u2"], ["nut", "u1", [6]], ["ttl", "u1"],
             ["tos", "u1"], ["payload_len", "<u2"], ["reserved", "<u4"]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Extra:
+    """An entry of the extra section: a control message received (CTRL), or
+    a packet's payload (PAYLOAD) or its wrong bits' positions (WRONG_BITS,
+    bit k is byte k // 8's bit 7 - k % 8, counted from the first payload
+    byte after the MTG header) kept for the record of index `record`."""
+    type: int
+    flags: int
+    record: int             # PAYLOAD, WRONG_BITS; NO_RECORD for CTRL
+    rx_ns: int
+    seq: int
+    tx_ns: int
+    run_id: int
+    tg_id: int
+    iface: int
+    rx_flags: int
+    count: int              # WRONG_BITS: the packet's wrong bits;
+                            # PAYLOAD: its payload bytes; CTRL: data bytes
+    data: bytes
+
+    @property
+    def positions(self):
+        """WRONG_BITS: the positions, a numpy array of uint32."""
+        return np.frombuffer(self.data, dtype="<u4")
+
+    @property
+    def cut(self):
+        """WRONG_BITS: fewer positions than wrong bits (the list was cut)."""
+        return bool(self.flags & EXTRA_F_CUT)
+
+
+def _extra_wrong(head, left, records):
+    """What is wrong with an extra entry's head (its fields), left bytes of
+    the section from it on, in a file of `records` records; None if
+    nothing. ctl/recording.c's extra_wrong() says the same."""
+    nbytes, typ, _, record, *_, data_len, _ = head
+    if nbytes < EXTRA_HEAD.size or nbytes % 8:
+        return (f"its length is {nbytes}, not a multiple of 8 from "
+                f"{EXTRA_HEAD.size}")
+    if nbytes > left:
+        return (f"its length {nbytes} goes past the section's end, {left} "
+                f"bytes on")
+    if (data_len > nbytes - EXTRA_HEAD.size or
+            nbytes - EXTRA_HEAD.size - data_len >= 8):
+        return f"{data_len} bytes of data do not make its length {nbytes}"
+    if typ in (EXTRA_PAYLOAD, EXTRA_WRONG_BITS) and record >= records:
+        return f"it is of record {record}, the file has {records}"
+    if typ == EXTRA_WRONG_BITS and data_len % 4:
+        return (f"{data_len} bytes of wrong bits' positions, not a "
+                f"multiple of 4")
+    return None
 
 
 class RecordingError(ValueError):
@@ -86,10 +153,12 @@ TG_META = _obj(
     inta_ns=("null", _obj("min", "max", min=UINT, max=UINT)),
     table=_obj(mean_gap_ns=_obj("num", "den", num=UINT, den=UINT)),
     src=ENDPOINT, dst=ENDPOINT,
-    patt=_obj(kind=STR, value=UINT, seed=UINT), mac=("null", STR))
+    patt=_obj(kind=STR, value=UINT, seed=UINT), mac=("null", STR),
+    keep=_obj(payload=BOOL, wrong_bits=BOOL))
 RECORD_FLAGS = {"stamp_mask": STAMP_MASK, "stamp_hook": 0, "stamp_sw": 1,
                 "stamp_hw": 2, "ipv6": F_IPV6, "hdr_corrupt": F_HDR_CORRUPT,
-                "csum_bad": F_CSUM_BAD}
+                "csum_bad": F_CSUM_BAD, "kept": F_KEPT,
+                "keep_lost": F_KEEP_LOST}
 META = _obj(
     "format", "version", "record",
     format=("const", "mtg-recording"), version=UINT, command=STR,
@@ -272,7 +341,13 @@ class Recording:
         body = size - h["header_bytes"]
         n, self.partial_bytes = divmod(body, h["record_bytes"])
         self.complete = bool(h["flags"] & F_COMPLETE)
-        if self.complete and n < h["records"]:
+        self.extras_header = None
+        self._extras = None
+        self._section = b""
+        if h["flags"] & F_EXTRAS:
+            n = self._check_extras(f, body)
+            self.partial_bytes = 0
+        elif self.complete and n < h["records"]:
             raise RecordingError(f"{self.path}: truncated: the header counts "
                                  f"{h['records']} records, the file holds "
                                  f"{n}")
@@ -286,6 +361,95 @@ class Recording:
         self.start_ns = int(self.meta.get("start_ns") or
                             (self.records["rx_ns"].min() if n else 0))
 
+    def _check_extras(self, f, body):
+        """Version 2: the records the header counts, then the section, every
+        entry's head checked (as ctl/recording.c does, in its words)."""
+        h = self.header
+        n = h["records"]
+        end = h["header_bytes"] + n * h["record_bytes"]
+        if n * h["record_bytes"] + EXTRA_HEADER.size > body:
+            raise RecordingError(f"{self.path}: truncated: the header says "
+                                 f"{n} records and an extra section, the "
+                                 f"file holds {body} bytes of them")
+        f.seek(end)
+        magic, entries, nbytes, ctrl_drops, keep_drops, extras_lost = \
+            EXTRA_HEADER.unpack(f.read(EXTRA_HEADER.size))
+        if magic != EXTRA_MAGIC:
+            raise RecordingError(f"{self.path}: damaged: no extra section "
+                                 f"(\\x89MTGEXT\\n) after the {n} records")
+        held = body - n * h["record_bytes"] - EXTRA_HEADER.size
+        if held != nbytes:
+            raise RecordingError(f"{self.path}: "
+                                 f"{'truncated' if held < nbytes else 'damaged'}"
+                                 f": the extra section says {nbytes} bytes "
+                                 f"of entries, the file holds {held}")
+        self.extras_header = dict(entries=entries, bytes=nbytes,
+                                  ctrl_drops=ctrl_drops,
+                                  keep_drops=keep_drops,
+                                  extras_lost=extras_lost,
+                                  offset=end + EXTRA_HEADER.size)
+        self._section = (np.memmap(f, dtype=np.uint8, mode="r",
+                                   offset=end + EXTRA_HEADER.size,
+                                   shape=(nbytes,)) if nbytes else b"")
+        held = sum(1 for _ in self._entry_heads(n))
+        if held != entries:
+            raise RecordingError(f"{self.path}: damaged: the extra section "
+                                 f"says {entries} entries, it holds {held}")
+        return n
+
+    def _entry_heads(self, records):
+        """The extra entries' heads, checked: (offset in the section, the
+        head's fields) each."""
+        raw = self._section
+        pos = 0
+        while pos < len(raw):
+            left = len(raw) - pos
+            if left < EXTRA_HEAD.size:
+                why = (f"{left} bytes left, less than an entry's "
+                       f"{EXTRA_HEAD.size}-byte head")
+            else:
+                head = EXTRA_HEAD.unpack_from(raw, pos)
+                why = _extra_wrong(head, left, records)
+            if why:
+                raise RecordingError(f"{self.path}: damaged extra entry at "
+                                     f"byte {pos} of the section: {why}")
+            yield pos, head
+            pos += head[0]
+
+    @property
+    def extras(self):
+        """The extra entries (version 2), in the order written: a list of
+        Extra; empty for version 1 (and once closed)."""
+        if self._extras is None:
+            self._extras = list(self._read_extras())
+        return self._extras
+
+    def _read_extras(self):
+        raw = self._section
+        for pos, head in self._entry_heads(self.header["records"]):
+            (_, typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
+             iface, rx_flags, count, data_len, _) = head
+            start = pos + EXTRA_HEAD.size
+            yield Extra(typ, flags, record, rx_ns, seq, tx_ns, run_id, tg_id,
+                        iface, rx_flags, count,
+                        bytes(raw[start:start + data_len]))
+
+    def control_messages(self, tgs=None):
+        """The control messages received (Extra, type CTRL), of the TGs in
+        `tgs` (ids) or all."""
+        return [e for e in self.extras if e.type == EXTRA_CTRL and
+                (tgs is None or e.tg_id in tgs)]
+
+    def kept(self, kind=None, tgs=None):
+        """What the receiver kept of packets besides their records (the
+        IDF's `keep`): {record index: Extra} of type `kind` (EXTRA_PAYLOAD
+        or EXTRA_WRONG_BITS), of the TGs in `tgs` or all. The record is
+        self.records[index]."""
+        if kind not in (EXTRA_PAYLOAD, EXTRA_WRONG_BITS):
+            raise ValueError("kind: EXTRA_PAYLOAD or EXTRA_WRONG_BITS")
+        return {e.record: e for e in self.extras if e.type == kind and
+                (tgs is None or e.tg_id in tgs)}
+
     def _check_header(self, head, size):
         if not head or not head.startswith(MAGIC[:len(head)]):
             raise RecordingError(f"{self.path}: not an mtg recording (no "
@@ -295,9 +459,10 @@ class Recording:
                                  f"{HEADER.size}-byte header")
         (_, version, header_bytes, record_bytes, flags, records, not_written,
          ring_drops, end_ns, meta_bytes, ifaces_lost) = HEADER.unpack(head)
-        if version != VERSION:
+        if version not in (VERSION, VERSION_EXTRAS):
             raise RecordingError(f"{self.path}: format version {version}; "
-                                 f"this mtgsap reads version {VERSION}")
+                                 f"this mtgsap reads versions {VERSION} and "
+                                 f"{VERSION_EXTRAS}")
         if record_bytes != RECORD_BYTES:
             raise RecordingError(f"{self.path}: damaged header: records of "
                                  f"{record_bytes} bytes, the format has "
@@ -309,6 +474,15 @@ class Recording:
         if size < header_bytes:
             raise RecordingError(f"{self.path}: truncated: {size} bytes, the "
                                  f"records start at {header_bytes}")
+        if version == VERSION_EXTRAS and not flags & F_COMPLETE:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 2 without the COMPLETE flag")
+        if version == VERSION_EXTRAS and not flags & F_EXTRAS:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 2 without the EXTRAS flag")
+        if version == VERSION and flags & F_EXTRAS:
+            raise RecordingError(f"{self.path}: damaged header: format "
+                                 f"version 1 with the EXTRAS flag")
         self.header = dict(version=version, header_bytes=header_bytes,
                            record_bytes=record_bytes, flags=flags,
                            records=records, not_written=not_written,
@@ -328,6 +502,7 @@ class Recording:
         """Let go of the mapping (the file can be removed, its file system
         unmounted)."""
         self.records = np.zeros(0, dtype=self.records.dtype)
+        self._section = b""
 
     def frame(self, records=None):
         """The records as a pandas DataFrame over the mapped memory (no copy):
@@ -400,23 +575,56 @@ def new_file(path, force, binary=True):
             os.unlink(tmp)
 
 
+def _extra_bytes(e):
+    size = -(-(EXTRA_HEAD.size + len(e.data)) // 8) * 8
+    head = EXTRA_HEAD.pack(size, e.type, e.flags, e.record, e.rx_ns, e.seq,
+                           e.tx_ns, e.run_id, e.tg_id, e.iface, e.rx_flags,
+                           e.count, len(e.data), 0)
+    return head + e.data + b"\0" * (size - EXTRA_HEAD.size - len(e.data))
+
+
+def select_extras(extras, mask, tgs=None):
+    """The extra entries that go with the records `mask` selects, their
+    record indexes renumbered for those records; control messages of the
+    TGs in `tgs` (all if None)."""
+    index = np.cumsum(mask, dtype=np.int64) - 1
+    out = []
+    for e in extras:
+        if e.record == NO_RECORD:
+            if tgs is None or e.tg_id in tgs:
+                out.append(e)
+        elif e.record < len(mask) and mask[e.record]:
+            out.append(dataclasses.replace(e, record=int(index[e.record])))
+    return out
+
+
 def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
-          ifaces_lost=0, force=False):
+          ifaces_lost=0, force=False, extras=(), extras_lost=0, ctrl_drops=0,
+          keep_drops=0):
     """Writes a complete recording of `records` (a structured array of the
     current dtype, in memory or mapped: it is written in slices) with
-    `meta`, whole or not at all (new_file)."""
+    `meta`, whole or not at all (new_file). With extra entries (Extra) or
+    counts of them lost it is a version 2 file, else version 1."""
     path = os.fspath(path)
     if records.dtype != RECORD_DTYPE:
         raise RecordingError(f"{path}: records must have the version "
                              f"{VERSION} dtype")
-    meta = dict(meta, format="mtg-recording", version=VERSION)
+    extras = list(extras)
+    for e in extras:
+        if e.record != NO_RECORD and e.record >= len(records):
+            raise RecordingError(f"{path}: an extra entry of record "
+                                 f"{e.record}, of {len(records)}")
+    v2 = bool(extras or extras_lost or ctrl_drops or keep_drops)
+    version = VERSION_EXTRAS if v2 else VERSION
+    meta = dict(meta, format="mtg-recording", version=version)
     meta["record"] = dict(meta.get("record") or {}, bytes=RECORD_DTYPE.itemsize,
                           dtype=DTYPE_V1)
     meta_raw = json.dumps(meta, separators=(",", ":")).encode()
     header_bytes = -(-(HEADER.size + len(meta_raw)) // PAGE) * PAGE
-    head = HEADER.pack(MAGIC, VERSION, header_bytes, RECORD_DTYPE.itemsize,
-                       F_COMPLETE, len(records), not_written, ring_drops,
-                       end_ns, len(meta_raw), ifaces_lost)
+    head = HEADER.pack(MAGIC, version, header_bytes, RECORD_DTYPE.itemsize,
+                       F_COMPLETE | (F_EXTRAS if v2 else 0), len(records),
+                       not_written, ring_drops, end_ns, len(meta_raw),
+                       ifaces_lost)
     with new_file(path, force) as (f, _):
         f.write(head + meta_raw)
         f.write(b"\0" * (header_bytes - len(head) - len(meta_raw)))
@@ -424,7 +632,21 @@ def write(path, meta, records, *, ring_drops=0, not_written=0, end_ns=0,
         step = 1 << 16
         for i in range(0, len(records), step):
             f.write(records[i:i + step].tobytes())
+        if v2:
+            body = b"".join(_extra_bytes(e) for e in extras)
+            f.write(EXTRA_HEADER.pack(EXTRA_MAGIC, len(extras), len(body),
+                                      ctrl_drops, keep_drops, extras_lost))
+            f.write(body)
     return path
+
+
+def extra_counts(rec):
+    """The keywords of write() that keep a recording's counts of extra
+    entries lost."""
+    x = rec.extras_header or {}
+    return dict(extras_lost=x.get("extras_lost", 0),
+                ctrl_drops=x.get("ctrl_drops", 0),
+                keep_drops=x.get("keep_drops", 0))
 
 
 def copy(src, dst, *, force=False, partial=False):
@@ -442,5 +664,6 @@ def copy(src, dst, *, force=False, partial=False):
         h = rec.header
         write(dst, meta, rec.records,
               ring_drops=h["ring_drops"], not_written=h["not_written"],
-              end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"], force=force)
+              end_ns=h["end_ns"], ifaces_lost=h["ifaces_lost"], force=force,
+              extras=rec.extras, **extra_counts(rec))
         return len(rec)

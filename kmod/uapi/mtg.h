@@ -37,7 +37,7 @@
 #define MTG_GENL_VERSION	1
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		3	/* new commands */
+#define MTG_ABI_MINOR		4	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -66,7 +66,11 @@ struct mtg_alloc {
 				 * MTG_RX_RECORDS_MIN to MTG_RX_RECORDS_MAX;
 				 * 0: no receive path (since ABI 1.2)
 				 */
-	__u64 reserved2;	/* must be 0 */
+	__u64 keep_bytes;	/* keep ring: bytes, a power of two from
+				 * MTG_KEEP_BYTES_MIN to MTG_KEEP_BYTES_MAX,
+				 * with rx_records; 0: none (since ABI 1.4;
+				 * reserved, 0, before)
+				 */
 };
 
 /*
@@ -208,7 +212,18 @@ struct mtg_tt_ring {
 #define MTG_TG_F_QDISC		(1U << 3)	/* through the qdisc layer */
 #define MTG_TG_F_PRECISE	(1U << 4)	/* early timer, then spin */
 #define MTG_TG_F_DST_MAC	(1U << 5)	/* dst_mac given, not resolved */
-#define MTG_TG_F_ALL		0x3fU
+#define MTG_TG_F_RESTART	(1U << 6)	/* replaces the ended TG tg_id,
+						 * going on with its sequence
+						 * numbers and counters (ABI 1.4)
+						 */
+#define MTG_TG_F_KEEP_PAYLOAD	(1U << 7)	/* receivers keep the payloads
+						 * (MTG_HDR_F_KEEP_PAYLOAD)
+						 */
+#define MTG_TG_F_KEEP_BITS	(1U << 8)	/* receivers keep the wrong
+						 * bits' positions
+						 * (MTG_HDR_F_KEEP_BITS)
+						 */
+#define MTG_TG_F_ALL		0x1ffU
 
 /* Payload patterns (mtg_tg_start.patt_kind and mtg_hdr.patt_kind). */
 #define MTG_PATT_FIXED		0	/* every byte patt_value */
@@ -223,6 +238,12 @@ struct mtg_tt_ring {
  * two seconds' wait) unless MTG_TG_F_DST_MAC gives it; either way it is
  * returned in dst_mac. A table entry longer than the MTU plus the Ethernet
  * header gives EMSGSIZE; one shorter than the headers, EINVAL.
+ *
+ * With MTG_TG_F_RESTART, tg_id names a TG of the session that has ended
+ * (finished, killed or failed; ENOENT if none, EBUSY if it runs): the new
+ * one takes its place from table entry 0, its first packet's sequence
+ * number the old one's next_seq, its counters going on from the old one's
+ * (stop_count then counts the packets of the new start).
  */
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
@@ -404,7 +425,9 @@ struct mtg_rx_stats {
 	__u64 ctrl;		/* control messages queued */
 	__u64 ctrl_drops;	/* control messages and events lost: queue full */
 	__u64 bad_consumer;	/* consumer counts out of range, ignored */
-	__u64 reserved[6];	/* out: zero */
+	__u64 kept;		/* keep-ring entries written (ABI 1.4) */
+	__u64 keep_drops;	/* payloads, position lists not kept: no room */
+	__u64 reserved[4];	/* out: zero */
 };
 
 /* Where mtg_rx_rec.rx_ns comes from (flags & MTG_RX_F_STAMP). */
@@ -422,6 +445,8 @@ struct mtg_rx_stats {
 						 * payload not compared
 						 */
 #define MTG_RX_F_CSUM_BAD	(1U << 4)	/* tx_ns, tp_ns untrusted */
+#define MTG_RX_F_KEPT		(1U << 5)	/* keep-ring entries are its */
+#define MTG_RX_F_KEEP_LOST	(1U << 6)	/* one asked for had no room */
 
 /*
  * One received data packet, host byte order, 96 bytes. With
@@ -476,10 +501,65 @@ struct mtg_ctrl_rec {
 	__u8 data[MTG_CTRLMSG_MAX];	/* MSG: the payload */
 };
 
+/*
+ * The keep ring (ABI 1.4): what MTG kept of a packet besides its header,
+ * for the packets whose header asks for it (MTG_HDR_F_KEEP_PAYLOAD, _BITS;
+ * a header whose CRC is wrong asks for nothing): entries of variable
+ * length in a ring of alloc.keep_bytes bytes in MTG_REGION_RX. Its counts
+ * are of bytes, from 0, never wrapping; byte k is at k mod bytes. An entry
+ * starts on 8 bytes and never crosses the ring's end: the kernel fills
+ * the end with an MTG_KEEP_PAD entry instead. The rules are the data
+ * ring's: entries are written only into room the consumer count has
+ * freed (release order both ways); a full ring drops the entry and counts
+ * it (keep_drops; the record gets MTG_RX_F_KEEP_LOST); a consumer count
+ * that is not a multiple of 8, behind the kernel's last one or ahead of
+ * the producer is ignored and counted (bad_consumer). A packet's entries
+ * are written before its record (MTG_RX_F_KEPT), which they name by its
+ * count in the data ring.
+ */
+#define MTG_KEEP_BYTES_MIN	(1U << 16)
+#define MTG_KEEP_BYTES_MAX	(1U << 28)
+#define MTG_KEEP_BITS_MAX	1024	/* positions kept per packet */
+
+#define MTG_KEEP_PAD		0	/* nothing: skip len bytes */
+#define MTG_KEEP_PAYLOAD	1	/* the payload, as received */
+#define MTG_KEEP_BITS		2	/* __u32 positions of wrong bits */
+
+#define MTG_KEEP_F_CUT		(1U << 0)	/* BITS: more than were kept */
+
+/*
+ * A keep-ring entry's head, host byte order; data_len bytes follow, then
+ * up to 7 bytes of padding (len counts them all). PAD: len and type only.
+ * BITS: payload bit k is bit 7 - k % 8 of byte k / 8 (the first payload
+ * byte, after the MTG header, holds bits 0 .. 7, most significant first).
+ */
+struct mtg_keep_rec {
+	__u32 len;		/* the whole entry, a multiple of 8 */
+	__u16 type;		/* MTG_KEEP_* */
+	__u16 flags;		/* MTG_KEEP_F_* */
+	__u64 record;		/* its packet's record: count in the data ring */
+	__u64 rx_ns;		/* as the record */
+	__u64 seq;
+	__u32 run_id;
+	__u32 tg_id;
+	__u32 count;		/* PAYLOAD: payload bytes; BITS: wrong bits */
+	__u32 data_len;		/* bytes of data after the head */
+};
+
+/* MTG_IOC_RX_KEEP_OFFSETS: where the keep ring is (ENODATA if none). */
+struct mtg_keep_offsets {
+	__u64 producer;		/* __u64 bytes written, in MTG_REGION_RX */
+	__u64 consumer;		/* __u64 bytes handed back, MTG_REGION_RX_CONS */
+	__u64 area;		/* byte 0 of the ring, in MTG_REGION_RX */
+	__u64 bytes;		/* the ring's size, a power of two */
+	__u64 reserved[4];	/* out: zero */
+};
+
 #define MTG_IOC_RX_OFFSETS	_IOR(MTG_IOC_MAGIC, 0x30, struct mtg_rx_offsets)
 #define MTG_IOC_RX_STATS	_IOR(MTG_IOC_MAGIC, 0x31, struct mtg_rx_stats)
 /* The run id recorded; 0: every run. Others are foreign. Default 0. */
 #define MTG_IOC_RX_SET_RUN	_IOW(MTG_IOC_MAGIC, 0x32, __u32)
+#define MTG_IOC_RX_KEEP_OFFSETS	_IOR(MTG_IOC_MAGIC, 0x33, struct mtg_keep_offsets)
 
 /*
  * The MTG header: on the wire right after the UDP header, all fields in
@@ -505,6 +585,8 @@ struct mtg_ctrl_rec {
 #define MTG_HDR_CRC_LEN		44		/* bytes covered by crc */
 
 #define MTG_HDR_F_CTRL		(1U << 0)	/* a control message */
+#define MTG_HDR_F_KEEP_PAYLOAD	(1U << 1)	/* keep the payload (ABI 1.4) */
+#define MTG_HDR_F_KEEP_BITS	(1U << 2)	/* keep the wrong bits' places */
 
 struct mtg_hdr {
 	__be32 magic;		/* MTG_HDR_MAGIC */

@@ -44,13 +44,13 @@ static const unsigned long known_cmds[] = {
 	MTG_IOC_TG_START, MTG_IOC_TG_KILL, MTG_IOC_TG_SUSPEND,
 	MTG_IOC_TG_RESUME, MTG_IOC_TG_SET_RATE, MTG_IOC_TG_CTRLMSG,
 	MTG_IOC_TG_STATS, MTG_IOC_RX_OFFSETS, MTG_IOC_RX_STATS,
-	MTG_IOC_RX_SET_RUN,
+	MTG_IOC_RX_SET_RUN, MTG_IOC_RX_KEEP_OFFSETS,
 };
 static const char *const known_names[] = {
 	"version", "alloc", "mmap_offsets", "stats", "iface_add", "iface_del",
 	"iface_info", "tg_start", "tg_kill", "tg_suspend", "tg_resume",
 	"tg_set_rate", "tg_ctrlmsg", "tg_stats", "rx_offsets", "rx_stats",
-	"rx_set_run",
+	"rx_set_run", "rx_keep_offsets",
 };
 #define NR_KNOWN (sizeof(known_cmds) / sizeof(known_cmds[0]))
 
@@ -207,6 +207,11 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 		if (rnd_below(2))
 			a->rx_records = rnd_below(4) ? 16ULL << rnd_below(9) :
 				rnd_size();
+		/* a keep ring, mostly valid: entries to wrap and drop */
+		if (a->rx_records && rnd_below(2))
+			a->keep_bytes = rnd_below(4) ?
+				(uint64_t)MTG_KEEP_BYTES_MIN << rnd_below(3) :
+				rnd_size();
 	} else if (cmd == MTG_IOC_IFACE_ADD) {
 		struct mtg_iface_add *a = (void *)buf;
 
@@ -256,6 +261,9 @@ static void write_tables(int fd)
 		.table_bytes = (uint64_t)page,
 		.rx_records = rnd_below(2) ? 64 : 0,
 	};
+
+	if (alloc.rx_records && rnd_below(2))
+		alloc.keep_bytes = MTG_KEEP_BYTES_MIN;
 	struct mtg_mmap_offsets off;
 	struct mtg_tt_entry *e;
 	struct mtg_tt_ring *ring;
@@ -417,6 +425,9 @@ static void touch_mapping(struct mapping *m)
 		(void)p[off];
 		if (m->prot & PROT_WRITE)
 			p[off] = (unsigned char)rnd();
+		/* elsewhere in the page too: the keep ring's consumer count */
+		if ((m->prot & PROT_WRITE) && rnd_below(2))
+			p[off + rnd_below((uint64_t)page)] = (unsigned char)rnd();
 	}
 }
 

@@ -74,13 +74,22 @@ def test_the_keyword_being_read(mtgctl, tmp_path, text, message):
     assert errors(mtgctl, tmp_path, text) == [message]
 
 
+# Keywords that only go in a TG's section (elsewhere that is the error).
+TG_ONLY = {"ctrl"}
+
+
 @pytest.mark.parametrize("kw", keywords())
 def test_every_keyword_names_itself(mtgctl, tmp_path, kw):
     """Each keyword, its value missing after another keyword's group: the
     message is about it, at the end of its line."""
     line = f"{'tos' if kw == 'ttl' else 'ttl'} 9 {kw}"
-    first = errors(mtgctl, tmp_path, line + "\n")[0]
-    assert first.startswith(f"t.idf:1:{len(line) + 2}: error: '{kw}' expects ")
+    head, n = "", 1
+    if kw in TG_ONLY:
+        head, n = BASE, 2
+        line = "tgid 1 pkts 200 inta 1 " + line
+    first = errors(mtgctl, tmp_path, head + line + "\n")[0]
+    assert first.startswith(f"t.idf:{n}:{len(line) + 2}: error: '{kw}' "
+                            f"expects ")
     assert first.endswith(", got end of line")
 
 

@@ -90,8 +90,8 @@ def corrupt(path, offset, data):
     (lambda p: os.truncate(p, 0), "not an mtg recording"),
     (lambda p: os.truncate(p, 1000), "truncated: 1000 bytes, the records "
                                      "start at 4096"),
-    (lambda p: corrupt(p, 8, (2).to_bytes(4, "little")),
-     "format version 2; this mtgsap reads version 1"),
+    (lambda p: corrupt(p, 8, (3).to_bytes(4, "little")),
+     "format version 3; this mtgsap reads versions 1 and 2"),
     (lambda p: corrupt(p, 0, b"\xd4\xc3\xb2\xa1"), "not an mtg recording"),
     (lambda p: corrupt(p, 64, b"}"), "damaged metadata"),
     (lambda p: open(p, "ab").write(b"x" * 10),

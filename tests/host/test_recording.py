@@ -145,14 +145,14 @@ def cut(tmp_path, n):
      "not an mtg recording (no \\x89MTGREC\\n at its start)"),
     (lambda p: (p / "a.rec").write_text("tgid 1 dev eth0\n" * 10),
      "not an mtg recording (no \\x89MTGREC\\n at its start)"),
-    (lambda p: write_recording(p / "a.rec", records([]), version=2),
-     "a recording of format version 2; this mtgctl reads version 1"),
+    (lambda p: write_recording(p / "a.rec", records([]), version=3),
+     "a recording of format version 3; this mtgctl reads versions 1 and 2"),
     (lambda p: write_recording(p / "a.rec", records([(1, 1, [0])]),
                                extra=b"\0" * 10),
      "10 bytes follow the 1 records the header counts"),
 ], ids=["mid-record", "record boundary", "in the header",
         "in the metadata", "empty", "three bytes", "pcap", "text",
-        "version 2", "trailing bytes"])
+        "version 3", "trailing bytes"])
 def test_bad_files_are_refused(mtgctl, tmp_path, make, message):
     make(tmp_path)
     path = tmp_path / "a.rec"

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Every reader of a recording against damaged ones: a corpus made here,
 with fixed seeds, from a good recording (truncated files, random bytes,
-wild values in sound records, bad metadata, things that are not files),
-given to every mtgsap command and to `mtgctl info`.
+wild values in sound records, bad metadata, things that are not files)
+and from a good version 2 one, with an extra section (a damaged section,
+entries of wild lengths, headers that contradict it), given to every
+mtgsap command and to `mtgctl info`.
 
 A damaged file is refused: exit status 1, one line that names the file and
 what is wrong (the same thing for mtgsap and mtgctl), no traceback, and no
@@ -31,7 +33,10 @@ import pytest
 
 import mtgsap
 from mtgsap import cli
-from mtgsap.recording import F_HDR_CORRUPT, HEADER, MAGIC, empty
+from mtgsap.recording import (EXTRA_CTRL, EXTRA_F_CUT, EXTRA_HEAD,
+                              EXTRA_HEADER, EXTRA_PAYLOAD, EXTRA_WRONG_BITS,
+                              F_HDR_CORRUPT, F_KEPT, HEADER, MAGIC,
+                              NO_RECORD, Extra, empty)
 from mtgtest.sample import flow
 
 # Imported once, here, rather than in every forked child.
@@ -53,7 +58,8 @@ tgid 2 dst 10.0.1.2:9002 pkts fixed 250 250 dist poisson thro 62500 patt random 
 """
 # Record flags as mtgctl's metadata spells them (ctl/receive.c).
 RECORD_FLAGS = {"stamp_mask": 3, "stamp_hook": 0, "stamp_sw": 1,
-                "stamp_hw": 2, "ipv6": 4, "hdr_corrupt": 8, "csum_bad": 16}
+                "stamp_hw": 2, "ipv6": 4, "hdr_corrupt": 8, "csum_bad": 16,
+                "kept": 32, "keep_lost": 64}
 
 
 def good_records(seed=17):
@@ -104,6 +110,50 @@ def good(mtgctl, tmp_path_factory):
     mtgsap.write(path, meta, recs, end_ns=T0 + 7 * S)
     with mtgsap.open(path) as rec:
         return path, dict(rec.meta), np.array(rec.records)
+
+
+def good_extras(recs):
+    """What a version 2 recording of the good records holds after them:
+    two control messages, TG 1's first payload and the wrong bits'
+    positions of its five packets that had some (the last list cut)."""
+    def kept(i, typ, data, count, flags=0):
+        r = recs[i]
+        return Extra(typ, flags, i, int(r["rx_ns"]), int(r["seq"]), 0, 7,
+                     int(r["tg_id"]), 0, 0, count, data)
+
+    out = [Extra(EXTRA_CTRL, 0, NO_RECORD, T0 + 2 * S, 0, T0 + 2 * S - MS,
+                 7, 1, 1, 1, 5, b"hello"),
+           Extra(EXTRA_CTRL, 0, NO_RECORD, T0 + 3 * S, 0, T0 + 3 * S - MS,
+                 7, 2, 1, 1, 3, b"\x00\xff\n")]
+    first = int(np.flatnonzero(recs["tg_id"] == 1)[0])
+    out.append(kept(first, EXTRA_PAYLOAD, bytes(range(70)), 70))
+    wrong = np.flatnonzero(recs["wrong_bits"] > 0)
+    for k, i in enumerate(wrong):
+        n = 2 if k == len(wrong) - 1 else 3         # the last one cut
+        out.append(kept(int(i), EXTRA_WRONG_BITS,
+                        np.array([8 * k, 8 * k + 3, 500][:n],
+                                 "<u4").tobytes(), 3,
+                        EXTRA_F_CUT if n < 3 else 0))
+    return sorted(out, key=lambda e: e.rx_ns)
+
+
+@pytest.fixture(scope="module")
+def good2(good, tmp_path_factory):
+    """The good recording as version 2: its records (those kept marked),
+    then an extra section; an interface went away. (path, metadata,
+    records)."""
+    path, meta, recs = good
+    recs = recs.copy()
+    extras = good_extras(recs)
+    for e in extras:
+        if e.record != NO_RECORD:
+            recs["flags"][e.record] |= F_KEPT
+    p = tmp_path_factory.mktemp("good2") / "good2.rec"
+    mtgsap.write(p, meta, recs, end_ns=T0 + 7 * S, extras=extras,
+                 ctrl_drops=1, keep_drops=2, extras_lost=3, ifaces_lost=1)
+    with mtgsap.open(p) as rec:
+        assert rec.header["version"] == 2 and rec.extras == extras
+        return p, dict(rec.meta), np.array(rec.records)
 
 
 # --- making damaged files ----------------------------------------------------------
@@ -222,6 +272,90 @@ def all_seq_huge(tg):
 
 def cut(n):
     return lambda data, meta, recs: data[:n] if n >= 0 else data[:n]
+
+
+class V2:
+    """A damage done to the good version 2 recording (make(data, meta,
+    recs) with its bytes, metadata and records)."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def __call__(self, data, meta, recs):
+        return self.make(data, meta, recs)
+
+
+def section_at(data):
+    """Where a version 2 file's extra section starts."""
+    h = HEADER.unpack_from(data)
+    return h[2] + h[5] * h[3]
+
+
+def in_section(offset, fmt, value):
+    """A field of the extra section (offset from its header's start; its
+    first entry's head is at 64) set to value."""
+    def make(data, meta, recs):
+        data = bytearray(data)
+        struct.pack_into(fmt, data, section_at(data) + offset, value)
+        return bytes(data)
+    return V2(make)
+
+
+def cut_section(n):
+    """The version 2 file cut n bytes into its extra section."""
+    return V2(lambda data, meta, recs: data[:section_at(data) + n])
+
+
+def random_section(seed):
+    """The extra section's entries replaced by random bytes."""
+    def make(data, meta, recs):
+        data = bytearray(data)
+        at = section_at(data) + EXTRA_HEADER.size
+        data[at:] = np.random.default_rng(seed).bytes(len(data) - at)
+        return bytes(data)
+    return V2(make)
+
+
+def with_entry(**fields):
+    """The head of the first wrong-bit list's entry with these fields
+    (bytes, type, record, data_len, ...) set; its data as it was."""
+    names = ("bytes", "type", "flags", "record", "rx_ns", "seq", "tx_ns",
+             "run_id", "tg_id", "iface", "rx_flags", "count", "data_len",
+             "reserved")
+
+    def make(data, meta, recs):
+        data = bytearray(data)
+        pos = section_at(data) + EXTRA_HEADER.size
+        while EXTRA_HEAD.unpack_from(data, pos)[1] != EXTRA_WRONG_BITS:
+            pos += EXTRA_HEAD.unpack_from(data, pos)[0]
+        head = dict(zip(names, EXTRA_HEAD.unpack_from(data, pos)))
+        head.update(fields)
+        EXTRA_HEAD.pack_into(data, pos, *head.values())
+        return bytes(data)
+    return V2(make)
+
+
+def v2_header(version, flags):
+    def make(data, meta, recs):
+        data = bytearray(data)
+        struct.pack_into("<I", data, 8, version)
+        struct.pack_into("<I", data, 20, flags)
+        return bytes(data)
+    return V2(make)
+
+
+def v2_meta(change):
+    """The version 2 file with its metadata changed, the rest as it was."""
+    def make(data, meta, recs):
+        m = json.loads(json.dumps(meta))
+        change(m)
+        raw = json.dumps(m, separators=(",", ":")).encode()
+        h = HEADER.unpack_from(data)
+        assert 64 + len(raw) <= h[2]
+        head = bytearray(data[:64])
+        struct.pack_into("<I", head, 56, len(raw))
+        return (bytes(head) + raw).ljust(h[2], b"\0") + data[h[2]:]
+    return V2(make)
 
 
 def foreign_dtype(meta):
@@ -351,6 +485,67 @@ CASES = {
                      Refused("damaged metadata: record.bytes")),
     "record flags": (setter("record", "flags", "hdr_corrupt", 16),
                      Refused("damaged metadata: record.flags.hdr_corrupt")),
+    "record flag kept": (setter("record", "flags", "kept", 1),
+                         Refused("damaged metadata: record.flags.kept")),
+    "tg keep": (setter("tgs", 0, "keep", "payload", "yes"),
+                Refused("damaged metadata: tgs[0].keep.payload")),
+    "tg keep a list": (setter("tgs", 1, "keep", [1]),
+                       Refused("damaged metadata: tgs[1].keep")),
+    # version 2: its header, its metadata
+    "v2 without EXTRAS": (v2_header(2, 1),
+                          Refused("version 2 without the EXTRAS flag")),
+    "v2 unfinished": (v2_header(2, 2),
+                      Refused("version 2 without the COMPLETE flag")),
+    "v2 said version 1": (v2_header(1, 3),
+                          Refused("version 1 with the EXTRAS flag")),
+    "v2 as version 1": (v2_header(1, 1), Refused("damaged metadata: version")),
+    "v2 meta version 1": (v2_meta(lambda m: m.update(version=1)),
+                          Refused("damaged metadata: version is 1, but the "
+                                  "header says 2")),
+    "v2 meta flag keep_lost": (
+        v2_meta(lambda m: m["record"]["flags"].update(keep_lost="x")),
+        Refused("damaged metadata: record.flags.keep_lost")),
+    # version 2: its extra section
+    "v2 cut after the records": (cut_section(0), Refused("truncated")),
+    "v2 cut in the section header": (cut_section(30), Refused("truncated")),
+    "v2 cut in an entry": (cut_section(100),
+                           Refused("truncated: the extra section says")),
+    "v2 trailing bytes": (V2(lambda d, m, r: d + b"\0" * 8),
+                          Refused("damaged: the extra section says")),
+    "v2 section magic": (in_section(0, "8s", b"\x89MTGXXX\n"),
+                         Refused("damaged: no extra section")),
+    "v2 section bytes": (in_section(16, "<Q", 10),
+                         Refused("damaged: the extra section says 10 "
+                                 "bytes")),
+    "v2 section bytes 2^64-1": (in_section(16, "<Q", 2**64 - 1),
+                                Refused("truncated: the extra section "
+                                        "says")),
+    "v2 entries": (in_section(8, "<Q", 99),
+                   Refused("the extra section says 99 entries, it holds 8")),
+    "v2 entry length 0": (with_entry(bytes=0),
+                          Refused(": its length is 0, not a multiple of 8 "
+                                  "from 64")),
+    "v2 entry length 12": (with_entry(bytes=12),
+                           Refused(": its length is 12, not a multiple of 8 "
+                                   "from 64")),
+    "v2 entry past the end": (with_entry(bytes=2**32 - 8),
+                              Refused(": its length 4294967288 goes past the "
+                                      "section's end")),
+    "v2 entry data_len": (with_entry(data_len=2**32 - 1),
+                          Refused(": 4294967295 bytes of data do not make "
+                                  "its length 80")),
+    "v2 entry padding": (with_entry(data_len=0),
+                         Refused(": 0 bytes of data do not make its length "
+                                 "80")),
+    "v2 entry of no record": (with_entry(record=2**64 - 2),
+                              Refused(": it is of record "
+                                      "18446744073709551614, the file has")),
+    "v2 positions": (with_entry(data_len=10),
+                     Refused(": 10 bytes of wrong bits' positions, not a "
+                             "multiple of 4")),
+    "v2 random entries": (random_section(6),
+                          Refused("damaged extra entry at byte 0 of the "
+                                  "section")),
     # not a file
     "a FIFO": ("fifo", Refused("not a regular file")),
     "a directory": ("dir", Refused("not a regular file")),
@@ -372,24 +567,25 @@ CASES = {
     "random records": (random_records(5),
                        Wild(g821=PLACE, windows=PLACE, plot=PLACE,
                             fit="no records of TG 1")),
+    # an extra entry of a type a later version may bring: skipped
+    "v2 entry of an unknown type": (with_entry(type=9), Wild()),
 }
 
 
 @pytest.fixture(scope="module")
-def corpus(good, tmp_path_factory):
+def corpus(good, good2, tmp_path_factory):
     """The damaged files, by case: c0.rec, c1.rec, ..."""
     d = tmp_path_factory.mktemp("corpus")
-    path, meta, recs = good
-    data = path.read_bytes()
     files = {}
     for k, (name, (make, _)) in enumerate(CASES.items()):
+        path, meta, recs = good2 if isinstance(make, V2) else good
         p = d / f"c{k}.rec"
         if make == "fifo":
             os.mkfifo(p)
         elif make == "dir":
             p.mkdir()
         else:
-            p.write_bytes(make(data, meta, recs))
+            p.write_bytes(make(path.read_bytes(), meta, recs))
         files[name] = p
     return files
 
@@ -470,6 +666,8 @@ COMMANDS = {
     "plot": lambda f: ["plot", f, "windows", "--window", "1s", "-o",
                        "out.png"],
     "export": lambda f: ["export", f, "-o", "out.pcapng"],
+    "ctrl": lambda f: ["ctrl", f],
+    "kept": lambda f: ["kept", f],
 }
 
 
@@ -484,13 +682,29 @@ def check_refusal(code, out, err, prefix, names, what):
     assert what in lines[0], err
 
 
-def test_the_good_recording_is_analysed(good, tmp_path):
-    """Every command reads the good one (the corpus's reference)."""
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_good_recording_is_analysed(good, good2, mtgctl, tmp_path,
+                                        version):
+    """Every command reads the good ones (the corpus's references)."""
+    path = good[0] if version == 1 else good2[0]
     for command, argv in COMMANDS.items():
         (tmp_path / command).mkdir()
-        code, out, err = mtgsap_run(argv(good[0]), tmp_path / command)
+        code, out, err = mtgsap_run(argv(path), tmp_path / command)
         assert (code, err) == (0, ""), command
         assert out
+    res = subprocess.run([mtgctl, "info", path, "--json"],
+                         capture_output=True, text=True)
+    assert (res.returncode, res.stderr) == (0, "")
+    info = json.loads(res.stdout)
+    assert (info["version"], info["ifaces_lost"]) == (version, version - 1)
+    if version == 2:
+        assert {k: info["extras"][k] for k in
+                ("entries", "payloads", "wrong_bit_lists", "not_written",
+                 "ctrl_drops", "keep_drops")} == \
+            dict(entries=8, payloads=1, wrong_bit_lists=5, not_written=3,
+                 ctrl_drops=1, keep_drops=2)
+        assert [bytes.fromhex(c["hex"]) for c in info["extras"]["ctrl"]] == \
+            [b"hello", b"\x00\xff\n"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -669,7 +883,8 @@ def test_too_many_bins_are_refused(good, tmp_path, argv, what):
 @pytest.mark.parametrize("command", [
     ["filter", "-o", "x.rec"], ["stats", "owd"], ["flows"], ["ber"],
     ["g821"], ["windows", "--window", "1s"], ["fit"],
-    ["plot", "delay", "-o", "x.png"], ["export", "-o", "x.csv"]])
+    ["plot", "delay", "-o", "x.png"], ["export", "-o", "x.csv"], ["ctrl"],
+    ["kept"]])
 def test_a_tg_not_in_the_recording(good, tmp_path, command):
     """Every command that takes --tg says the same of a TG the recording
     does not have, and makes nothing."""

@@ -10,10 +10,11 @@ import fcntl
 import ipaddress
 import mmap
 import os
+import struct
 
 DEVICE = "/dev/mtg"
 ABI_MAJOR = 1
-ABI_MINOR = 3
+ABI_MINOR = 4
 IOC_MAGIC = 0xB9
 NETNS_CURRENT = 0xFFFFFFFF
 STATUS_MAGIC = 0x4D544753
@@ -46,9 +47,19 @@ RX_F_STAMP = 0x3
 RX_F_IPV6 = 1 << 2
 RX_F_HDR_CORRUPT = 1 << 3
 RX_F_CSUM_BAD = 1 << 4
+RX_F_KEPT = 1 << 5
+RX_F_KEEP_LOST = 1 << 6
 CTRL_MSG = 1
 CTRL_TG_EVENT = 2
 CTRL_RX_DROPS = 3
+# The keep ring (ABI 1.4).
+KEEP_BYTES_MIN = 1 << 16
+KEEP_BYTES_MAX = 1 << 28
+KEEP_BITS_MAX = 1024
+KEEP_PAD = 0
+KEEP_PAYLOAD = 1
+KEEP_BITS = 2
+KEEP_F_CUT = 1 << 0
 
 # Traffic generators (MTG_TG_F_*, MTG_PATT_*, MTG_TG_* states, MTG_TG_ERR_*).
 TG_F_IPV6 = 1 << 0
@@ -57,7 +68,10 @@ TG_F_LATE_SKIP = 1 << 2
 TG_F_QDISC = 1 << 3
 TG_F_PRECISE = 1 << 4
 TG_F_DST_MAC = 1 << 5
-TG_F_ALL = 0x3F
+TG_F_RESTART = 1 << 6
+TG_F_KEEP_PAYLOAD = 1 << 7
+TG_F_KEEP_BITS = 1 << 8
+TG_F_ALL = 0x1FF
 
 PATT_FIXED = 0
 PATT_RANDOM = 1
@@ -86,6 +100,8 @@ HDR_VERSION = 1
 HDR_LEN = 88
 HDR_CRC_LEN = 44
 HDR_F_CTRL = 1 << 0
+HDR_F_KEEP_PAYLOAD = 1 << 1
+HDR_F_KEEP_BITS = 1 << 2
 
 
 class Version(ctypes.Structure):
@@ -97,7 +113,7 @@ class Version(ctypes.Structure):
 class Alloc(ctypes.Structure):
     _fields_ = [("table_bytes", ctypes.c_uint64), ("flags", ctypes.c_uint32),
                 ("reserved", ctypes.c_uint32), ("rx_records", ctypes.c_uint64),
-                ("reserved2", ctypes.c_uint64)]
+                ("keep_bytes", ctypes.c_uint64)]
 
 
 class Region(ctypes.Structure):
@@ -144,12 +160,13 @@ class RxOffsets(ctypes.Structure):
 
 
 RX_COUNTERS = ("packets", "bytes", "ring_drops", "hdr_corrupt", "csum_bad",
-               "wrong_bits", "foreign", "ctrl", "ctrl_drops", "bad_consumer")
+               "wrong_bits", "foreign", "ctrl", "ctrl_drops", "bad_consumer",
+               "kept", "keep_drops")
 
 
 class RxStats(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint64) for name in RX_COUNTERS] + \
-        [("reserved", ctypes.c_uint64 * 6)]
+        [("reserved", ctypes.c_uint64 * 4)]
 
     def as_dict(self):
         return {name: getattr(self, name) for name in RX_COUNTERS}
@@ -175,6 +192,20 @@ class CtrlRec(ctypes.Structure):
                 ("iface", ctypes.c_uint16), ("flags", ctypes.c_uint16),
                 ("count", ctypes.c_uint64),
                 ("data", ctypes.c_uint8 * 1024)]
+
+
+class KeepRec(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint32), ("type", ctypes.c_uint16),
+                ("flags", ctypes.c_uint16), ("record", ctypes.c_uint64),
+                ("rx_ns", ctypes.c_uint64), ("seq", ctypes.c_uint64),
+                ("run_id", ctypes.c_uint32), ("tg_id", ctypes.c_uint32),
+                ("count", ctypes.c_uint32), ("data_len", ctypes.c_uint32)]
+
+
+class KeepOffsets(ctypes.Structure):
+    _fields_ = [("producer", ctypes.c_uint64), ("consumer", ctypes.c_uint64),
+                ("area", ctypes.c_uint64), ("bytes", ctypes.c_uint64),
+                ("reserved", ctypes.c_uint64 * 4)]
 
 
 class TtEntry(ctypes.Structure):
@@ -291,6 +322,7 @@ IOC_TG_STATS = _iowr(0x16, TgStats)
 IOC_RX_OFFSETS = _ior(0x30, RxOffsets)
 IOC_RX_STATS = _ior(0x31, RxStats)
 IOC_RX_SET_RUN = _iow(0x32, ctypes.c_uint32)
+IOC_RX_KEEP_OFFSETS = _ior(0x33, KeepOffsets)
 
 COMMANDS = {
     "MTG_IOC_VERSION": IOC_VERSION, "MTG_IOC_ALLOC": IOC_ALLOC,
@@ -303,6 +335,7 @@ COMMANDS = {
     "MTG_IOC_TG_CTRLMSG": IOC_TG_CTRLMSG, "MTG_IOC_TG_STATS": IOC_TG_STATS,
     "MTG_IOC_RX_OFFSETS": IOC_RX_OFFSETS, "MTG_IOC_RX_STATS": IOC_RX_STATS,
     "MTG_IOC_RX_SET_RUN": IOC_RX_SET_RUN,
+    "MTG_IOC_RX_KEEP_OFFSETS": IOC_RX_KEEP_OFFSETS,
 }
 STRUCTS = {
     "mtg_version": Version, "mtg_alloc": Alloc, "mtg_region": Region,
@@ -313,6 +346,7 @@ STRUCTS = {
     "mtg_tg_stats": TgStats, "mtg_hdr": MtgHdr,
     "mtg_ring_offsets": RingOffsets, "mtg_rx_offsets": RxOffsets,
     "mtg_rx_stats": RxStats, "mtg_rx_rec": RxRec, "mtg_ctrl_rec": CtrlRec,
+    "mtg_keep_rec": KeepRec, "mtg_keep_offsets": KeepOffsets,
 }
 
 
@@ -352,6 +386,9 @@ class Session:
 
     def rx_set_run(self, run_id):
         self.ioctl(IOC_RX_SET_RUN, ctypes.c_uint32(run_id))
+
+    def rx_keep_offsets(self):
+        return self.ioctl(IOC_RX_KEEP_OFFSETS, KeepOffsets())
 
     def rx(self):
         """The receive rings, mapped (see Rx)."""
@@ -565,9 +602,46 @@ class Ring:
         return out
 
 
+class KeepRing(Ring):
+    """The keep ring (ABI 1.4): entries of variable length in the
+    read-only RX mapping; its counts (Ring's) are of bytes."""
+
+    def __init__(self, rx_mm, cons_mm, off):
+        self.rx, self.cons_mm, self.off = rx_mm, cons_mm, off
+        self.consumed = self.consumer()
+
+    def read(self, pads=False, release=True):
+        """[(KeepRec, data bytes)] up to the producer count, checked as a
+        reader must (a bad entry is an AssertionError); PAD entries only
+        if pads. Then the bytes are handed back (release)."""
+        prod, size = self.producer(), self.off.bytes
+        out = []
+        while self.consumed < prod:
+            at = self.off.area + self.consumed % size
+            head = self.rx[at:at + 8]
+            length, typ = struct.unpack_from("<IH", head)
+            assert length >= 8 and length % 8 == 0, (self.consumed, length)
+            assert length <= prod - self.consumed, (self.consumed, length)
+            assert self.consumed % size + length <= size, "crosses the end"
+            if typ == KEEP_PAD:
+                if pads:
+                    out.append((KeepRec(len=length, type=typ), b""))
+            else:
+                e = KeepRec.from_buffer_copy(
+                    self.rx[at:at + ctypes.sizeof(KeepRec)])
+                start = at + ctypes.sizeof(KeepRec)
+                assert e.data_len <= length - ctypes.sizeof(KeepRec)
+                out.append((e, bytes(self.rx[start:start + e.data_len])))
+            self.consumed += length
+        if release:
+            self.set_consumer(self.consumed)
+        return out
+
+
 class Rx:
-    """The receive path's mappings: Rx.data and Rx.ctrl rings, the stats
-    copy in shared memory."""
+    """The receive path's mappings: Rx.data and Rx.ctrl rings, the keep
+    ring if the session has one (Rx.keep, else None), the stats copy in
+    shared memory."""
 
     def __init__(self, session):
         self.off = session.rx_offsets()
@@ -576,6 +650,11 @@ class Rx:
             REGION_RX_CONS, prot=mmap.PROT_READ | mmap.PROT_WRITE)
         self.data = Ring(self.rx_mm, self.cons_mm, self.off.data, RxRec)
         self.ctrl = Ring(self.rx_mm, self.cons_mm, self.off.ctrl, CtrlRec)
+        try:
+            self.keep = KeepRing(self.rx_mm, self.cons_mm,
+                                 session.rx_keep_offsets())
+        except OSError:
+            self.keep = None
 
     def shm_stats(self):
         s = self.off.stats

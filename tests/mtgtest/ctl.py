@@ -51,3 +51,14 @@ def act_when(proc, ready, act, timeout=300):
 
 def summary_of(tmp_path):
     return json.loads((tmp_path / "summary.json").read_text())
+
+
+def witnessed_run(tmp_path, capture, *extra):
+    """mtgctl_run while capture (a mtgtest.capture.Capture) is the
+    witness: the run must succeed and the capture lose nothing. (the
+    completed run, the capture, the summary)."""
+    with capture as cap:
+        res = mtgctl_run(tmp_path, *extra)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert cap.lossless, cap.stderr
+    return res, cap, summary_of(tmp_path)

@@ -19,7 +19,7 @@ int main(void)
 	SIZE(mtg_mmap_offsets); SIZE(mtg_stats); SIZE(mtg_status);
 	SIZE(mtg_iface_add); SIZE(mtg_iface_info);
 	OFF(mtg_version, max_session_bytes); OFF(mtg_version, max_ifaces);
-	OFF(mtg_alloc, rx_records); OFF(mtg_alloc, reserved2);
+	OFF(mtg_alloc, rx_records); OFF(mtg_alloc, keep_bytes);
 	OFF(mtg_region, flags);
 	OFF(mtg_stats, flags); OFF(mtg_stats, ifaces_lost); OFF(mtg_stats, events);
 	OFF(mtg_status, seq); OFF(mtg_status, stats);
@@ -79,13 +79,24 @@ int main(void)
 	OFF(mtg_ctrl_rec, events); OFF(mtg_ctrl_rec, iface);
 	OFF(mtg_ctrl_rec, count); OFF(mtg_ctrl_rec, data);
 	CMD(MTG_IOC_RX_OFFSETS); CMD(MTG_IOC_RX_STATS); CMD(MTG_IOC_RX_SET_RUN);
+	CMD(MTG_IOC_RX_KEEP_OFFSETS);
+	SIZE(mtg_keep_rec); SIZE(mtg_keep_offsets);
+	OFF(mtg_keep_rec, type); OFF(mtg_keep_rec, flags);
+	OFF(mtg_keep_rec, record); OFF(mtg_keep_rec, rx_ns);
+	OFF(mtg_keep_rec, seq); OFF(mtg_keep_rec, run_id);
+	OFF(mtg_keep_rec, tg_id); OFF(mtg_keep_rec, count);
+	OFF(mtg_keep_rec, data_len);
+	OFF(mtg_keep_offsets, consumer); OFF(mtg_keep_offsets, area);
+	OFF(mtg_keep_offsets, bytes); OFF(mtg_keep_offsets, reserved);
+	OFF(mtg_rx_stats, kept); OFF(mtg_rx_stats, keep_drops);
 
 	/* Constants the Python mirror copies. */
 #define CONST(c) printf("const %s %llu\n", #c, (unsigned long long)(c))
 	CONST(MTG_ABI_MAJOR); CONST(MTG_ABI_MINOR);
 	CONST(MTG_TG_F_IPV6); CONST(MTG_TG_F_STREAM); CONST(MTG_TG_F_LATE_SKIP);
 	CONST(MTG_TG_F_QDISC); CONST(MTG_TG_F_PRECISE); CONST(MTG_TG_F_DST_MAC);
-	CONST(MTG_TG_F_ALL);
+	CONST(MTG_TG_F_RESTART); CONST(MTG_TG_F_KEEP_PAYLOAD);
+	CONST(MTG_TG_F_KEEP_BITS); CONST(MTG_TG_F_ALL);
 	CONST(MTG_PATT_FIXED); CONST(MTG_PATT_RANDOM); CONST(MTG_PATT_INCR);
 	CONST(MTG_PATT_CTRL); CONST(MTG_CTRLMSG_MAX);
 	CONST(MTG_TG_RUNNING); CONST(MTG_TG_SUSPENDED); CONST(MTG_TG_FINISHED);
@@ -96,13 +107,17 @@ int main(void)
 	CONST(MTG_LAT_BUCKETS);
 	CONST(MTG_HDR_MAGIC); CONST(MTG_HDR_VERSION); CONST(MTG_HDR_LEN);
 	CONST(MTG_HDR_CRC_LEN); CONST(MTG_HDR_F_CTRL);
+	CONST(MTG_HDR_F_KEEP_PAYLOAD); CONST(MTG_HDR_F_KEEP_BITS);
 	CONST(MTG_REGION_RX); CONST(MTG_REGION_RX_CONS);
 	CONST(MTG_IFACE_F_RX); CONST(MTG_IFACE_F_RX_PASS); CONST(MTG_IFACE_F_ALL);
 	CONST(MTG_RX_RECORDS_MIN); CONST(MTG_RX_RECORDS_MAX);
 	CONST(MTG_CTRL_RECORDS);
 	CONST(MTG_RX_STAMP_HOOK); CONST(MTG_RX_STAMP_SW); CONST(MTG_RX_STAMP_HW);
 	CONST(MTG_RX_F_STAMP); CONST(MTG_RX_F_IPV6); CONST(MTG_RX_F_HDR_CORRUPT);
-	CONST(MTG_RX_F_CSUM_BAD);
+	CONST(MTG_RX_F_CSUM_BAD); CONST(MTG_RX_F_KEPT); CONST(MTG_RX_F_KEEP_LOST);
+	CONST(MTG_KEEP_BYTES_MIN); CONST(MTG_KEEP_BYTES_MAX);
+	CONST(MTG_KEEP_BITS_MAX); CONST(MTG_KEEP_PAD); CONST(MTG_KEEP_PAYLOAD);
+	CONST(MTG_KEEP_BITS); CONST(MTG_KEEP_F_CUT);
 	CONST(MTG_CTRL_MSG); CONST(MTG_CTRL_TG_EVENT); CONST(MTG_CTRL_RX_DROPS);
 	return 0;
 }

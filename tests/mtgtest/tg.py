@@ -74,9 +74,10 @@ class TgSession:
     allocator of tables and rings in it; with rx_records, its receive
     rings mapped too (self.rx, an abi.Rx)."""
 
-    def __init__(self, table_bytes=TABLE_BYTES, rx_records=0):
+    def __init__(self, table_bytes=TABLE_BYTES, rx_records=0, keep_bytes=0):
         self.s = abi.Session()
-        self.s.alloc(table_bytes, rx_records=rx_records)
+        self.s.alloc(table_bytes, rx_records=rx_records,
+                     keep_bytes=keep_bytes)
         self.t = self.s.tables()
         self.rx = self.s.rx() if rx_records else None
         self.free = 0

@@ -37,8 +37,8 @@ def test_unknown_commands_are_enotty(session):
 
 
 @pytest.mark.parametrize("fields", [
-    {"flags": 1}, {"flags": 1 << 31}, {"reserved": 1}, {"reserved2": 1},
-    {"reserved2": 1 << 63},
+    {"flags": 1}, {"flags": 1 << 31}, {"reserved": 1}, {"keep_bytes": 1},
+    {"keep_bytes": 1 << 63},
 ])
 def test_alloc_rejects_reserved_fields(session, fields):
     assert abi.errno_of(session.alloc, PAGE, **fields) == errno.EINVAL
