@@ -8,8 +8,8 @@ numbers, for the pairs seq, seq + 1 both received with sound stamps, each
 packet counted once (its first copy).
 
 The model is a distribution of the inter-departure time: the one the
-recording's metadata gives the TG (`dist` of `mtgctl check --json`) or
-one given as NAME:PARAM=VALUE,... (parse_model). Families are scipy.stats
+recording's metadata gives the TG (`dist` and `dist_params` of `mtgctl
+check --json`) or one given as NAME:PARAM=VALUE,... (parse_model). Families are scipy.stats
 frozen distributions; a constant (`dist fixed`) is degenerate, so for it
 the deviations from the constant are reported instead of a test.
 
@@ -206,9 +206,10 @@ FAMILIES = {f.name: f for f in (
 )}
 
 # The IDF's `dist` names (MTG's and D-ITG's; ctl/idf.c) and the family of
-# their inter-departure times. A new distribution of mtgctl slots in here
-# (and, if its parameters cannot be derived from the rate, through the TG's
-# `dist_params` in the metadata).
+# their inter-departure times. A new distribution of mtgctl slots in here;
+# its parameters come from the TG's `dist_params` in the metadata, which
+# mtgctl writes (ctl/tg_json.c: the models that take their gap from the
+# rate have it there too).
 IDF_DISTS = {"fixed": "constant", "poisson": "exponential",
              "exponential": "exponential", "random": "uniform",
              "uniform": "uniform", "normal": "normal", "pareto": "pareto",
@@ -353,52 +354,14 @@ def parse_model(spec):
     return Model(family, params, "--model")
 
 
-def _request_gap_ns(tg):
-    """The mean gap the IDF asks for: LEN * 8 / REQ with thro, else inta
-    when its MIN and MAX agree (idf.rst)."""
-    thro, pkts, inta = tg.get("thro"), tg.get("pkts"), tg.get("inta_ns")
-    if isinstance(thro, dict) and isinstance(pkts, dict) and thro.get("req"):
-        length = (pkts.get("max", 0) + pkts.get("min", pkts.get("max", 0))) / 2
-        if length:
-            return length * 8 * 1e9 / thro["req"]
-    if isinstance(inta, dict) and inta.get("min") and \
-            inta.get("min") == inta.get("max"):
-        return float(inta["min"])
-    return None
-
-
-def _table_gap_ns(tg):
-    """The mean gap of the TG's timetable (num / den ns, exact)."""
-    mg = (tg.get("table") or {}).get("mean_gap_ns")
-    if isinstance(mg, dict) and mg.get("den"):
-        return mg["num"] / mg["den"]
-    return None
-
-
-def _derive(tg, family):
-    """Parameters a family's TG implies by its rate, or None."""
-    if family == "constant":
-        gap = _table_gap_ns(tg) or _request_gap_ns(tg)
-        return None if gap is None else dict(value=gap)
-    if family == "exponential":
-        gap = _request_gap_ns(tg) or _table_gap_ns(tg)
-        return None if gap is None else dict(mean=gap)
-    if family == "uniform":
-        inta = tg.get("inta_ns")
-        if isinstance(inta, dict) and inta.get("max") is not None:
-            return dict(min=float(inta["min"]), max=float(inta["max"]))
-    return None
-
-
 def model_from_meta(tg_meta):
     """The model of a TG from its entry in the recording's metadata (the
     TG as `mtgctl check --json` shows it). `dist` names the distribution
-    (IDF_DISTS maps it to a family). The parameters: from `dist_params`
-    when the entry has it (an object of the family's parameters, durations
-    as PARAM_ns in ns or PARAM with a unit); else from the rate: constant,
-    the timetable's mean gap (table.mean_gap_ns, num/den) or the one the
-    IDF asks for; exponential, the requested mean gap (pkts * 8 / thro, or
-    inta), or the timetable's; uniform, inta_ns min and max."""
+    (IDF_DISTS maps it to a family); `dist_params` gives its parameters,
+    and nothing else does: an object of the family's parameters, durations
+    as PARAM_ns in ns (as mtgctl writes them) or PARAM with a unit. A TG
+    without them (a recording of an mtgctl older than its traffic models)
+    needs --model."""
     if not tg_meta:
         raise FitError("the TG is not in the recording's metadata (a "
                        "'listen' recording has none): give the model with "
@@ -421,26 +384,24 @@ def model_from_meta(tg_meta):
     fam = FAMILIES[family]
     given = tg_meta.get("dist_params")
     where = f"TG {tid}: the metadata's 'dist {dist}'"
-    if isinstance(given, dict):
-        params = {}
-        for p, kind in fam.params:
-            v = given.get(p + "_ns", given.get(p)) if kind == D \
-                else given.get(p)
-            if v is None:
-                raise FitError(f"{where}: dist_params lacks '{p}'")
-            try:
-                params[p] = (float(parse_duration(v, p)) if kind == D and
-                             isinstance(v, str) else float(v))
-            except (FieldError, ValueError, TypeError):
-                raise FitError(f"{where}: dist_params '{p}' is not a "
-                               f"{'duration' if kind == D else 'number'}") \
-                    from None
-    else:
-        params = _derive(tg_meta, family)
-        if params is None:
-            raise FitError(f"{where}: the metadata gives neither its "
-                           f"parameters (dist_params) nor a rate they follow "
-                           f"from; give the model with --model")
+    if not isinstance(given, dict):
+        names = " and ".join(p + "_ns" if kind == D else p
+                             for p, kind in fam.params)
+        raise FitError(f"{where} comes without dist_params (its {names}); "
+                       f"give the model with --model")
+    params = {}
+    for p, kind in fam.params:
+        v = given.get(p + "_ns", given.get(p)) if kind == D \
+            else given.get(p)
+        if v is None:
+            raise FitError(f"{where}: dist_params lacks '{p}'")
+        try:
+            params[p] = (float(parse_duration(v, p)) if kind == D and
+                         isinstance(v, str) else float(v))
+        except (FieldError, ValueError, TypeError):
+            raise FitError(f"{where}: dist_params '{p}' is not a "
+                           f"{'duration' if kind == D else 'number'}") \
+                from None
     _check(family, params, where)
     return Model(family, params, "metadata")
 
