@@ -38,8 +38,8 @@ CLOCK_TAI as recorded; the interface's if_tsoffset says −tai_offset_s
 for readers that apply it.
 
 The CRC32C and the Internet checksum are computed here (vectorised with
-numpy), as tests/mtgtest/wire.py also does for the tests: the package does
-not import the tests.
+numpy), as scripts/mtgwitness/wire.py also does for the tests: neither
+imports the other.
 """
 
 import ipaddress
