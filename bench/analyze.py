@@ -32,8 +32,8 @@ import sys
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from mtgtest import wire  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))
+from mtgwitness import wire  # noqa: E402
 
 PCTS = {"p50": 50, "p99": 99, "p999": 99.9, "max": 100}
 # The VM parts of a run (MTG_BENCH_PARTS), and the repetitions a full run

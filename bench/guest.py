@@ -31,8 +31,8 @@ import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from mtgtest.capture import Capture  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))
+from mtgwitness.capture import Capture  # noqa: E402
 
 NS = "bench-rx"
 TX, RX = "v0", "v1"

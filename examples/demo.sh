@@ -14,7 +14,7 @@
 # gives a slow debug kernel a longer --start-delay and --drain).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PYTHONPATH=$PWD/tests
+export PYTHONPATH=$PWD/scripts
 step() { printf '\n== %s\n' "$*"; }
 out=$(mktemp -d /run/mtg-demo.XXXXXX)
 
@@ -66,7 +66,7 @@ ctl/mtgctl check examples/demo.idf
 step "run it, recording what comes back, with tcpdump on veth3 as the witness"
 python3 - "$out" <<'EOF' &
 import os, pickle, sys, time
-from mtgtest.capture import Capture
+from mtgwitness.capture import Capture
 out = sys.argv[1]
 with Capture("veth3", ns="demo-rx", bpf="udp") as cap:
     open(f"{out}/capturing", "w").close()
@@ -102,7 +102,7 @@ step "mtgsap on the recording: per TG, then D-ITG's windows of 500 ms"
 step "summary: mtgctl's counters next to what the wire saw at the receiver"
 python3 - "$out" "$status" <<'EOF'
 import json, pickle, sys
-from mtgtest import wire
+from mtgwitness import wire
 out, status = sys.argv[1], int(sys.argv[2])
 summary = json.load(open(f"{out}/summary.json"))
 cap = pickle.load(open(f"{out}/frames.pickle", "rb"))

@@ -2,6 +2,7 @@
 """What the commands share: opening the input, the selection options
 (--tg, --from, --to, --where) and answering as a table or as JSON."""
 
+import argparse
 import contextlib
 import os
 import sys
@@ -37,6 +38,14 @@ def add_selection(parser, where=True):
 def add_json(parser):
     parser.add_argument("--json", action="store_true",
                         help="answer in JSON instead of a table")
+
+
+def add_input(parser):
+    """What most commands take first: the recording, the selection and
+    --json."""
+    parser.add_argument("recording")
+    add_selection(parser)
+    add_json(parser)
 
 
 def tg_list(args):
@@ -92,6 +101,12 @@ def selected(rec, args):
     return selection(rec.records, tgs=tgs, start=start, end=end,
                      where=getattr(args, "where", None),
                      start_ns=rec.start_ns)
+
+
+def without_interval(args):
+    """The selection without --from/--to (which g821 and windows apply to
+    scheduled times themselves)."""
+    return argparse.Namespace(**dict(vars(args), start=None, end=None))
 
 
 @contextlib.contextmanager

@@ -38,8 +38,8 @@ CLOCK_TAI as recorded; the interface's if_tsoffset says −tai_offset_s
 for readers that apply it.
 
 The CRC32C and the Internet checksum are computed here (vectorised with
-numpy), as tests/mtgtest/wire.py also does for the tests: the package does
-not import the tests.
+numpy), as scripts/mtgwitness/wire.py also does for the tests: neither
+imports the other.
 """
 
 import ipaddress
@@ -49,29 +49,15 @@ import struct
 
 import numpy as np
 
-from .common import (UsageError, add_json, add_selection, open_input,
-                     selected, wrote)
+from .common import UsageError
 from .fields import column
 from .recording import (F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6, STAMP_MASK,
-                        STAMP_NAMES, RecordingError, new_file)
+                        STAMP_NAMES, new_file)
 
 FORMATS = ("csv", "json", "parquet", "pcapng")
 STEP = 1 << 16          # records per chunk (CSV, JSON, Parquet)
 FRAME_STEP = 1 << 12    # records per chunk of frames (pcapng)
 FRAME_BYTES = 32 << 20  # at most so many bytes of frames per chunk
-
-
-def configure(parser):
-    parser.add_argument("recording")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="the file to write; its extension (.csv, "
-                             ".json, .parquet, .pcapng) gives the format")
-    parser.add_argument("--format", choices=FORMATS,
-                        help="the format, whatever the extension")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite the output if it exists")
-    add_selection(parser)
-    add_json(parser)
 
 
 def format_of(path, fmt=None):
@@ -83,27 +69,6 @@ def format_of(path, fmt=None):
                          f"format ({', '.join('.' + f for f in FORMATS)}); "
                          f"give --format")
     return ext
-
-
-def command(args):
-    fmt = format_of(args.output, args.format)
-    with open_input(args) as rec:
-        mask = selected(rec, args)
-        if os.path.exists(args.output) and not args.force:
-            raise RecordingError(f"{args.output}: exists (--force to "
-                                 f"overwrite)")
-        picked = {k: getattr(args, v, None) for k, v in
-                  (("tg", "tg"), ("start", "start"), ("end", "end"),
-                   ("where", "where"))}
-        meta = dict(rec.meta)
-        if any(v is not None for v in picked.values()):
-            meta["filtered"] = dict(source=rec.path, **picked)
-        n = WRITERS[fmt](rec, mask, args.output, force=args.force,
-                         meta=meta)
-        wrote(args, f"mtgsap: {n} of {len(rec)} records to {args.output} "
-              f"({fmt})", records=n, of=len(rec), output=args.output,
-              format=fmt)
-    return 0
 
 
 # --- the output file -----------------------------------------------------------

@@ -8,8 +8,8 @@ numbers, for the pairs seq, seq + 1 both received with sound stamps, each
 packet counted once (its first copy).
 
 The model is a distribution of the inter-departure time: the one the
-recording's metadata gives the TG (`dist` of `mtgctl check --json`) or
-one given as NAME:PARAM=VALUE,... (parse_model). Families are scipy.stats
+recording's metadata gives the TG (`dist` and `dist_params` of `mtgctl
+check --json`) or one given as NAME:PARAM=VALUE,... (parse_model). Families are scipy.stats
 frozen distributions; a constant (`dist fixed`) is degenerate, so for it
 the deviations from the constant are reported instead of a test.
 
@@ -49,8 +49,7 @@ import os
 import numpy as np
 from scipy import stats as sps
 
-from .common import (UsageError, add_json, add_selection, answer, asked_by,
-                     open_input, selected, tg_list)
+from .common import UsageError, tg_list
 from .fields import FieldError, column, parse_duration
 from .recording import F_HDR_CORRUPT, SEQ_LIMIT
 from .stats import bins_needed
@@ -207,9 +206,10 @@ FAMILIES = {f.name: f for f in (
 )}
 
 # The IDF's `dist` names (MTG's and D-ITG's; ctl/idf.c) and the family of
-# their inter-departure times. A new distribution of mtgctl slots in here
-# (and, if its parameters cannot be derived from the rate, through the TG's
-# `dist_params` in the metadata).
+# their inter-departure times. A new distribution of mtgctl slots in here;
+# its parameters come from the TG's `dist_params` in the metadata, which
+# mtgctl writes (ctl/tg_json.c: the models that take their gap from the
+# rate have it there too).
 IDF_DISTS = {"fixed": "constant", "poisson": "exponential",
              "exponential": "exponential", "random": "uniform",
              "uniform": "uniform", "normal": "normal", "pareto": "pareto",
@@ -354,52 +354,14 @@ def parse_model(spec):
     return Model(family, params, "--model")
 
 
-def _request_gap_ns(tg):
-    """The mean gap the IDF asks for: LEN * 8 / REQ with thro, else inta
-    when its MIN and MAX agree (idf.rst)."""
-    thro, pkts, inta = tg.get("thro"), tg.get("pkts"), tg.get("inta_ns")
-    if isinstance(thro, dict) and isinstance(pkts, dict) and thro.get("req"):
-        length = (pkts.get("max", 0) + pkts.get("min", pkts.get("max", 0))) / 2
-        if length:
-            return length * 8 * 1e9 / thro["req"]
-    if isinstance(inta, dict) and inta.get("min") and \
-            inta.get("min") == inta.get("max"):
-        return float(inta["min"])
-    return None
-
-
-def _table_gap_ns(tg):
-    """The mean gap of the TG's timetable (num / den ns, exact)."""
-    mg = (tg.get("table") or {}).get("mean_gap_ns")
-    if isinstance(mg, dict) and mg.get("den"):
-        return mg["num"] / mg["den"]
-    return None
-
-
-def _derive(tg, family):
-    """Parameters a family's TG implies by its rate, or None."""
-    if family == "constant":
-        gap = _table_gap_ns(tg) or _request_gap_ns(tg)
-        return None if gap is None else dict(value=gap)
-    if family == "exponential":
-        gap = _request_gap_ns(tg) or _table_gap_ns(tg)
-        return None if gap is None else dict(mean=gap)
-    if family == "uniform":
-        inta = tg.get("inta_ns")
-        if isinstance(inta, dict) and inta.get("max") is not None:
-            return dict(min=float(inta["min"]), max=float(inta["max"]))
-    return None
-
-
 def model_from_meta(tg_meta):
     """The model of a TG from its entry in the recording's metadata (the
     TG as `mtgctl check --json` shows it). `dist` names the distribution
-    (IDF_DISTS maps it to a family). The parameters: from `dist_params`
-    when the entry has it (an object of the family's parameters, durations
-    as PARAM_ns in ns or PARAM with a unit); else from the rate: constant,
-    the timetable's mean gap (table.mean_gap_ns, num/den) or the one the
-    IDF asks for; exponential, the requested mean gap (pkts * 8 / thro, or
-    inta), or the timetable's; uniform, inta_ns min and max."""
+    (IDF_DISTS maps it to a family); `dist_params` gives its parameters,
+    and nothing else does: an object of the family's parameters, durations
+    as PARAM_ns in ns (as mtgctl writes them) or PARAM with a unit. A TG
+    without them (a recording of an mtgctl older than its traffic models)
+    needs --model."""
     if not tg_meta:
         raise FitError("the TG is not in the recording's metadata (a "
                        "'listen' recording has none): give the model with "
@@ -422,26 +384,24 @@ def model_from_meta(tg_meta):
     fam = FAMILIES[family]
     given = tg_meta.get("dist_params")
     where = f"TG {tid}: the metadata's 'dist {dist}'"
-    if isinstance(given, dict):
-        params = {}
-        for p, kind in fam.params:
-            v = given.get(p + "_ns", given.get(p)) if kind == D \
-                else given.get(p)
-            if v is None:
-                raise FitError(f"{where}: dist_params lacks '{p}'")
-            try:
-                params[p] = (float(parse_duration(v, p)) if kind == D and
-                             isinstance(v, str) else float(v))
-            except (FieldError, ValueError, TypeError):
-                raise FitError(f"{where}: dist_params '{p}' is not a "
-                               f"{'duration' if kind == D else 'number'}") \
-                    from None
-    else:
-        params = _derive(tg_meta, family)
-        if params is None:
-            raise FitError(f"{where}: the metadata gives neither its "
-                           f"parameters (dist_params) nor a rate they follow "
-                           f"from; give the model with --model")
+    if not isinstance(given, dict):
+        names = " and ".join(p + "_ns" if kind == D else p
+                             for p, kind in fam.params)
+        raise FitError(f"{where} comes without dist_params (its {names}); "
+                       f"give the model with --model")
+    params = {}
+    for p, kind in fam.params:
+        v = given.get(p + "_ns", given.get(p)) if kind == D \
+            else given.get(p)
+        if v is None:
+            raise FitError(f"{where}: dist_params lacks '{p}'")
+        try:
+            params[p] = (float(parse_duration(v, p)) if kind == D and
+                         isinstance(v, str) else float(v))
+        except (FieldError, ValueError, TypeError):
+            raise FitError(f"{where}: dist_params '{p}' is not a "
+                           f"{'duration' if kind == D else 'number'}") \
+                from None
     _check(family, params, where)
     return Model(family, params, "metadata")
 
@@ -595,36 +555,9 @@ def hurst_rs(counts, scales=None):
     return dict(method="rescaled range", H=h, scales=ms, values=rs)
 
 
-# --- the command -------------------------------------------------------------------
+# --- what fit and plot ask for ------------------------------------------------------
 
-def configure(parser):
-    parser.add_argument("recording")
-    add_selection(parser)
-    parser.add_argument("--model", metavar="SPEC",
-                        help="the model of the inter-departure time, e.g. "
-                             "exponential:mean=32ms (default: the TG's "
-                             "dist in the metadata); NAME alone: estimated "
-                             "from the sample. " + models_help())
-    parser.add_argument("--test", choices=("chi2", "ks", "both"),
-                        default="both", help="the test (default both)")
-    parser.add_argument("--alpha", type=float, default=0.1,
-                        help="significance level (default 0.1, MTG's)")
-    parser.add_argument("--bins", type=int, metavar="N",
-                        help="chi-square bins of equal probability "
-                             "(default: Mann-Wald's rule, at most n/5)")
-    parser.add_argument("--field", choices=FIELDS, default="tx",
-                        help="the departures: tx (TX stamps, default) or "
-                             "sched (the schedule)")
-    parser.add_argument("--hurst", action="store_true",
-                        help="the Hurst parameter of the packets sent per "
-                             "bin, of the TGs of --tg together (default: "
-                             "all), instead of the test")
-    parser.add_argument("--bin", metavar="DURATION", default="10ms",
-                        help="--hurst: the bin (default 10ms)")
-    add_json(parser)
-
-
-def _tgs_present(rec, mask):
+def tgs_present(rec, mask):
     sound = (rec.records["flags"] & F_HDR_CORRUPT) == 0
     return set(np.unique(rec.records["tg_id"][sound & mask]).tolist())
 
@@ -637,13 +570,6 @@ def narrowed(args):
     return ""
 
 
-def _summary(x):
-    return dict(n=len(x), mean_ns=float(x.mean()) if len(x) else None,
-                sd_ns=float(x.std(ddof=1)) if len(x) > 1 else None,
-                min_ns=int(x.min()) if len(x) else None,
-                max_ns=int(x.max()) if len(x) else None)
-
-
 def sample_and_model(rec, args, mask):
     """For fit and plot: the TG of --tg, its inter-departure times and its
     model (from --model or the metadata, fitted if need be)."""
@@ -651,7 +577,7 @@ def sample_and_model(rec, args, mask):
     if not tgs or len(tgs) != 1:
         raise UsageError("--tg ID: the TG whose sending to test (one)")
     tg = tgs[0]
-    if tg not in _tgs_present(rec, mask):
+    if tg not in tgs_present(rec, mask):
         raise UsageError(f"--tg {tg}: no records of TG {tg} in "
                          f"{os.path.basename(rec.path)}{narrowed(args)}")
     field = getattr(args, "field", None) or "tx"
@@ -664,107 +590,3 @@ def sample_and_model(rec, args, mask):
     if not model.params:
         model = model.fitted(x)
     return tg, field, x, model
-
-
-def _fit(rec, args, mask):
-    tg, field, x, model = sample_and_model(rec, args, mask)
-    stamps = "TX stamps" if field == "tx" else "scheduled departures"
-    data = dict(tg=tg, field=field, sample=_summary(x),
-                model=model.as_dict())
-    head = (f"TG {tg}: {len(x)} inter-departure times of the {stamps}, mean "
-            f"{fmt_duration(x.mean())}, sd {fmt_duration(x.std(ddof=1))}\n"
-            f"model: {model.text()}, from {model.source}\n")
-    if model.constant:
-        d = deviations(x, model.params["value"])
-        data["deviations"] = d
-        data["tests"] = []
-        data["note"] = ("no test against a constant (a degenerate "
-                        "distribution): the deviations from it")
-        if args.json:
-            answer(args, data)
-            return 0
-        print(head + "a test against a constant is meaningless (a "
-              "degenerate distribution); the deviations from it:")
-        row = dict(n=d["n"], value=d["value"], mean=d["mean"], sd=d["sd"],
-                   mdev=d["mean_deviation"], maxdev=d["max_abs_deviation"])
-        answer(args, data, [row],
-               [("n", "n"), ("value", "constant ns"), ("mean", "mean ns"),
-                ("mdev", "mean deviation ns"), ("sd", "sd ns"),
-                ("maxdev", "max |deviation| ns")])
-        return 0
-    dist = model.dist
-    tests = []
-    if args.test in ("chi2", "both"):
-        tests.append(chi_square(x, dist, args.alpha, args.bins,
-                                model.estimated))
-    if args.test in ("ks", "both"):
-        if not 0 < args.alpha < 1:
-            raise FitError(f"--alpha {args.alpha}: between 0 and 1")
-        tests.append(ks(x, dist, args.alpha))
-    data["tests"] = tests
-    if args.json:
-        answer(args, data)
-        return 0
-    rows = [dict(test=t["test"], n=t["n"], bins=t.get("bins"),
-                 df=t.get("df"), statistic=t["statistic"], p=t["p"],
-                 alpha=t["alpha"], verdict=t["verdict"]) for t in tests]
-    print(head, end="")
-    answer(args, data, rows,
-           [("test", "test"), ("n", "n"), ("bins", "bins"), ("df", "df"),
-            ("statistic", "statistic"), ("p", "p"), ("alpha", "alpha"),
-            ("verdict", "verdict")])
-    if model.estimated:
-        notes = []
-        if args.test in ("chi2", "both"):
-            notes.append("the chi-square's df lose them")
-        if args.test in ("ks", "both"):
-            notes.append("the KS p-value does not account for them (it is "
-                         "too large)")
-        print(f"{model.estimated} parameter(s) estimated from the sample: "
-              f"{'; '.join(notes)}")
-    return 0
-
-
-def _hurst(rec, args, mask):
-    tgs = tg_list(args)
-    present = _tgs_present(rec, mask)
-    missing = sorted(set(tgs or ()) - present)
-    if missing:
-        raise UsageError(f"--tg {args.tg}: no records of TG "
-                         f"{', '.join(map(str, missing))} in "
-                         f"{os.path.basename(rec.path)}{narrowed(args)}")
-    try:
-        bin_ns = parse_duration(args.bin, "--bin")
-    except FieldError as e:
-        raise UsageError(str(e)) from None
-    if bin_ns <= 0:
-        raise UsageError("--bin must be positive")
-    with asked_by("--bin", args.bin):
-        counts, t0 = sent_counts(rec.records, bin_ns, tgs, args.field, mask)
-    results = [hurst_aggvar(counts), hurst_rs(counts)]
-    who = (f"TG {', '.join(map(str, tgs))}" if tgs else
-           f"all TGs ({', '.join(map(str, sorted(present)))})")
-    data = dict(tgs=tgs or sorted(present), field=args.field, bin_ns=bin_ns,
-                bins=len(counts), start_ns=t0 - rec.start_ns,
-                mean=float(counts.mean()), methods=results)
-    if args.json:
-        answer(args, data)
-        return 0
-    print(f"Hurst parameter of the packets sent per {fmt_duration(bin_ns)} "
-          f"by {who}: {len(counts)} bins, mean {counts.mean():.6g} packets "
-          f"per bin")
-    rows = [dict(method=r["method"], H=r["H"],
-                 scales=f"{r['scales'][0]}..{r['scales'][-1]}",
-                 points=len(r["scales"])) for r in results]
-    answer(args, data, rows, [("method", "method"), ("H", "H"),
-                              ("scales", "scales (bins)"),
-                              ("points", "points")])
-    return 0
-
-
-def command(args):
-    with open_input(args) as rec:
-        mask = selected(rec, args)
-        if args.hurst:
-            return _hurst(rec, args, mask)
-        return _fit(rec, args, mask)

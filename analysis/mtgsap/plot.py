@@ -32,8 +32,7 @@ from matplotlib.ticker import MaxNLocator
 from . import fit
 from . import meter
 from . import stats as st
-from .common import (UsageError, add_json, add_selection, asked_by,
-                     interval, open_input, selected, tg_list, wrote)
+from .common import UsageError, asked_by, interval, selected, tg_list
 from .fields import FieldError, column, parse_duration, since
 from .recording import new_file
 
@@ -333,42 +332,3 @@ def figure(rec, kind, args, mask=None):
         fig.suptitle(args.title if args.title is not None else
                      f"{os.path.basename(rec.path)}: {title}")
     return fig
-
-
-def configure(parser):
-    parser.add_argument("recording")
-    parser.add_argument("kind", metavar="KIND",
-                        help=f"one of {', '.join(KINDS)}")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="the figure; its extension gives the format: "
-                             f"{', '.join(FORMATS)}")
-    add_selection(parser)
-    parser.add_argument("--field", metavar="NAME",
-                        help="delay, delay-cdf, pmf: the field (default "
-                             "owd); sending: tx or sched")
-    parser.add_argument("--window", metavar="DURATION",
-                        help="windows: their length (default 1s)")
-    parser.add_argument("--model", metavar="SPEC",
-                        help="sending: the model (as fit's --model; "
-                             "default the TG's in the metadata)")
-    parser.add_argument("--bins", type=int, metavar="N",
-                        help="pmf, sending: equal bins (default: exact "
-                             "values or 50; sending 50)")
-    parser.add_argument("--title", metavar="T",
-                        help="the title (default: the file and the kind)")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite the output if it exists")
-    add_json(parser)
-
-
-def command(args):
-    check_kind(args.kind)
-    format_of(args.output)
-    if os.path.exists(args.output) and not args.force:
-        raise PlotError(f"{args.output}: exists (--force to overwrite)")
-    with open_input(args) as rec:
-        fig = figure(rec, args.kind, args)
-        save(fig, args.output, force=args.force)
-    wrote(args, f"mtgsap: {args.kind} plot to {args.output}",
-          kind=args.kind, output=args.output)
-    return 0

@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The uapi header compiles on its own, and the Python mirror the tests use
-(tests/mtgtest/abi.py) agrees with it in every size, offset and command."""
+(scripts/mtgwitness/abi.py) agrees with it in every size, offset and
+command."""
 
 import ctypes
+import pathlib
 import shutil
 import subprocess
 
 import pytest
 
-from mtgtest import abi
+from mtgwitness import abi
 
-ROOT = abi.__file__.rsplit("/tests/", 1)[0]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

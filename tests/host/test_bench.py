@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from mtgtest import abi, wire
+from mtgwitness import abi, wire
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))

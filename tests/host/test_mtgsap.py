@@ -7,6 +7,10 @@ computed directly; filters select what numpy's masks select."""
 import json
 import math
 import os
+import pathlib
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -625,3 +629,57 @@ def test_commands_that_write_answer_in_json(tmp_path, capsys):
                                     output=str(tmp_path / "e.csv"))
     assert out_of["plot"] == dict(kind="delay",
                                   output=str(tmp_path / "p.svg"))
+
+
+# --- the command line ------------------------------------------------------------
+
+PACKAGE = pathlib.Path(mtgsap.__file__).parent
+
+
+def test_every_command_has_one_shape():
+    """Every command is the module mtgsap.cmd.NAME with configure(parser)
+    and command(args), and no library imports a command."""
+    assert sorted(p.stem for p in (PACKAGE / "cmd").glob("*.py")
+                  if p.stem != "__init__") == sorted(cli.COMMANDS)
+    for name in cli.COMMANDS:
+        m = cli.module(name)
+        assert callable(m.configure) and callable(m.command), name
+    for p in PACKAGE.glob("*.py"):
+        if p.name not in ("cli.py", "__main__.py"):
+            assert not re.search(r"^\s*(from|import) (\.|mtgsap\.)cmd",
+                                 p.read_text(), re.M), p.name
+
+
+@pytest.mark.parametrize("command, loaded, not_loaded", [
+    (["info"], {"mtgsap.cmd.info"}, {"scipy", "matplotlib", "pandas"}),
+    (["fit", "--tg", "1", "--model", "exponential:mean=100ms"],
+     {"mtgsap.cmd.fit", "scipy"}, {"matplotlib", "pandas"}),
+])
+def test_python_m_mtgsap_imports_only_its_command(tmp_path, command, loaded,
+                                                  not_loaded):
+    """`python -m mtgsap` runs the command line; a command imports its own
+    module and no other command's (info neither scipy nor matplotlib):
+    checked by the modules loaded, not by a time."""
+    path = save(tmp_path, packets(range(100)))
+    code = ("import runpy, sys\n"
+            "sys.argv = ['mtgsap', *sys.argv[1:]]\n"
+            "try:\n"
+            "    runpy.run_module('mtgsap', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    assert e.code == 0, e.code\n"
+            "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    res = subprocess.run([sys.executable, "-c", code, command[0], path,
+                          *command[1:]], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    modules = set(res.stderr.split())
+    commands = {m for m in modules if m.startswith("mtgsap.cmd.")}
+    assert commands == {f"mtgsap.cmd.{command[0]}"}
+    assert loaded <= modules and not not_loaded & modules
+    assert res.stdout.startswith("field " if command[0] == "info" else
+                                 "TG 1: 99 inter-departure times")
+    # And `python -m mtgsap` itself.
+    res = subprocess.run([sys.executable, "-m", "mtgsap", "--help"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.startswith(
+        "usage: mtgsap [-h] COMMAND ...")

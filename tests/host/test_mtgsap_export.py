@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """mtgsap export on recordings built here: CSV, JSON and Parquet hold the
 records field by field; the pcapng file has Wireshark's structure and its
-frames, decoded by tests/mtgtest/wire.py, carry the records' fields with
+frames, decoded by scripts/mtgwitness/wire.py, carry the records' fields with
 valid checksums and CRC (damage reproduced where the record reports it)
 and payloads that regenerate from their pattern; outputs are never
 overwritten without --force; the selection options are honoured."""
@@ -18,7 +18,7 @@ import pytest
 import mtgsap
 from mtgsap import cli, export
 from mtgsap.recording import F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6, empty
-from mtgtest import abi, wire
+from mtgwitness import abi, wire
 
 T0 = 1_800_000_000 * 10**9
 MS = 10**6

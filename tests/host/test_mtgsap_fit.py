@@ -11,6 +11,7 @@ levels and tolerances are stated where they are used."""
 import json
 import math
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -27,21 +28,41 @@ MS = 10**6
 US = 10**3
 HEADERS = 14 + 20 + 8 + 88
 
-# A TG as `mtgctl check --json` shows it (ctl/tg_json.c), for
-# `tgid 1 dev la0 dst 10.0.1.2:9001 pkts 200 inta 32ms`, timetable entries
-# left out as in a recording.
+# The TGs of IDF as `mtgctl check --json` shows them (ctl/tg_json.c), as a
+# recording's metadata holds them (timetable entries left out);
+# test_entries_are_what_mtgctl_writes keeps them so.
+IDF = """dev la0
+netns lab-tx
+tgid 1 dst 10.0.1.2:9001 pkts 200 inta 32ms
+tgid 2 dst 10.0.1.2:9002 pkts 256 thro 64k dist poisson
+tgid 3 dst 10.0.1.2:9003 pkts 200 inta 1ms 3ms dist random
+"""
 TG_FIXED = {
-    "id": 1, "line": 2, "dev": "la0", "netns": "lab-tx", "cpu": None,
+    "id": 1, "line": 3, "dev": "la0", "netns": "lab-tx", "cpu": None,
     "family": "ipv4", "src": {"addr": None, "port": 4001},
-    "dst": {"addr": "10.0.1.2", "port": 9001}, "tos": 0, "ttl": 64,
-    "dist": "fixed", "pkts": {"max": 200, "min": 200}, "thro": None,
-    "inta_ns": {"min": 32000000, "max": 32000000}, "start_ns": 0,
-    "duration_ns": 0, "count": 0,
+    "dst": {"addr": "10.0.1.2", "port": 9001}, "addr": "station", "tos": 0,
+    "ttl": 64, "dist": "fixed", "dist_params": {"value_ns": 32000000},
+    "pkts": {"kind": "fixed", "max": 200, "min": 200}, "thro": None,
+    "inta_ns": {"min": 32000000, "max": 32000000}, "time": "relative",
+    "start_ns": 0, "duration_ns": 0, "jitt_ns": 0, "data": None, "nowb": 0,
+    "qlen": 0, "nut": "000000000000", "rpol": None, "count": 0,
     "patt": {"kind": "fixed", "value": 0, "seed": 950706376}, "seed": 1,
-    "path": "driver", "mode": "plain", "late": "catchup", "mac": None,
-    "threshold_ns": 0,
+    "rng": "mt19937", "path": "driver", "mode": "plain", "late": "catchup",
+    "mac": None, "threshold_ns": 0,
+    "keep": {"payload": False, "wrong_bits": False},
     "table": {"mode": "loop", "len": 1, "period_ns": 32000000,
-              "mean_gap_ns": {"num": 32000000, "den": 1}, "exact": True}}
+              "mean_gap_ns": {"num": 32000000, "den": 1}, "exact": True,
+              "first_ns": 0, "clipped": 0, "negative_counts": 0}}
+# What makes the model of the other two (the rest as TG 1's).
+MODEL_KEYS = ("id", "dist", "dist_params", "pkts", "thro", "inta_ns")
+TG_POISSON = dict(
+    TG_FIXED, id=2, dist="exponential", dist_params={"mean_ns": 32000000},
+    pkts={"kind": "fixed", "max": 256, "min": 256},
+    thro={"req": 64000, "min": 0}, inta_ns=None)
+TG_UNIFORM = dict(
+    TG_FIXED, id=3, dist="uniform",
+    dist_params={"min_ns": 1000000, "max_ns": 3000000},
+    inta_ns={"min": 1000000, "max": 3000000})
 
 
 def tg_meta(**changes):
@@ -177,45 +198,79 @@ def test_parse_model_errors(spec, message):
         fit.parse_model(spec)
 
 
-def test_model_from_meta_today():
-    # dist fixed with inta: the timetable's gap.
-    m = fit.model_from_meta(tg_meta())
+def checked(mtgctl, tmp_path, text):
+    """The TGs of an IDF as `mtgctl check --json` shows them."""
+    idf = tmp_path / "a.idf"
+    idf.write_text(text)
+    out = subprocess.run([mtgctl, "check", "--json", idf], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["tgs"]
+
+
+def test_entries_are_what_mtgctl_writes(mtgctl, tmp_path):
+    tgs = checked(mtgctl, tmp_path, IDF)
+    for tg in tgs:
+        del tg["table"]["entries"]
+    assert tgs[0] == TG_FIXED
+    for ours, theirs in ((TG_POISSON, tgs[1]), (TG_UNIFORM, tgs[2])):
+        assert {k: ours[k] for k in MODEL_KEYS} == \
+            {k: theirs[k] for k in MODEL_KEYS}
+
+
+def test_model_from_meta_takes_dist_params():
+    """The parameters are dist_params', as mtgctl writes them (it computes
+    the gap a rate asks for, in one place): not a gap recomputed from the
+    rate, inta or the timetable, even where they disagree."""
+    m = fit.model_from_meta(TG_FIXED)
     assert (m.family, m.params, m.source) == ("constant", {"value": 32e6},
                                               "metadata")
     assert m.dist is None and m.text() == "constant(value=32 ms)"
-    # 250-byte frames at 3 Mbit/s: 2000000/3 ns exactly (idf.rst).
-    m = fit.model_from_meta(tg_meta(
-        inta_ns=None, pkts={"max": 250, "min": 250},
-        thro={"req": 3000000, "min": 0},
-        table={"mode": "loop", "len": 3, "period_ns": 2000000,
-               "mean_gap_ns": {"num": 2000000, "den": 3}, "exact": True}))
+    m = fit.model_from_meta(tg_meta(dist_params={"value_ns": 2000000 / 3}))
     assert m.params == {"value": 2000000 / 3}
+    m = fit.model_from_meta(TG_POISSON)
+    assert (m.family, m.params) == ("exponential", {"mean": 32e6})
+    m = fit.model_from_meta(dict(TG_POISSON, dist_params={"mean_ns": 1e6}))
+    assert m.params == {"mean": 1e6}
+    m = fit.model_from_meta(TG_UNIFORM)
+    assert (m.family, m.params) == ("uniform", {"min": 1e6, "max": 3e6})
+    m = fit.model_from_meta(dict(TG_UNIFORM, dist_params={"min_ns": 0,
+                                                          "max_ns": 4e6}))
+    assert m.params == {"min": 0.0, "max": 4e6}
+
+
+@pytest.mark.parametrize("entry, names", [
+    (TG_FIXED, "value_ns"), (TG_POISSON, "mean_ns"),
+    (TG_UNIFORM, "min_ns and max_ns"),
+    (dict(TG_FIXED, dist="pareto"), "shape and scale_ns")])
+def test_model_from_meta_without_dist_params(entry, names):
+    """A TG without dist_params (a recording of an mtgctl older than its
+    traffic models) is refused, naming the TG and what is missing, although
+    its rate or inta would give a gap: fit does not work the gap out."""
+    old = {k: v for k, v in entry.items() if k != "dist_params"}
+    with pytest.raises(fit.FitError) as e:
+        fit.model_from_meta(old)
+    assert str(e.value) == (
+        f"TG {entry['id']}: the metadata's 'dist {entry['dist']}' comes "
+        f"without dist_params (its {names}); give the model with --model")
 
 
 def test_model_from_meta_of_mtgctl(mtgctl, tmp_path):
     """The entry mtgctl itself writes (check --json, as the recording's
     metadata holds it) gives the constant it schedules."""
-    import subprocess
-
-    idf = tmp_path / "a.idf"
-    idf.write_text("dev eth0\ntgid 4 dst 192.0.2.2:9 pkts 250 thro 3M\n")
-    out = subprocess.run([mtgctl, "check", "--json", idf], check=True,
-                         capture_output=True, text=True).stdout
-    (tg,) = json.loads(out)["tgs"]
+    (tg,) = checked(mtgctl, tmp_path,
+                    "dev eth0\ntgid 4 dst 192.0.2.2:9 pkts 250 thro 3M\n")
     m = fit.model_from_meta(tg)
     assert (m.family, m.params["value"]) == ("constant", 2000000 / 3)
 
 
-def test_model_from_meta_later_distributions():
-    """The names mtgctl refuses today (ctl/idf.c's later_dists) map to
-    families; their parameters follow from the rate or dist_params."""
-    # Poisson: the mean gap asked for, 256-byte frames at 64 kbit/s.
-    m = fit.model_from_meta(tg_meta(dist="poisson", inta_ns=None,
-                                    pkts={"max": 256, "min": 256},
-                                    thro={"req": 64000, "min": 0}))
+def test_model_from_meta_other_distributions():
+    """The IDF's names map to families; their parameters come from
+    dist_params, durations as NAME_ns or with a unit."""
+    m = fit.model_from_meta(tg_meta(dist="poisson", dist_params={
+        "mean_ns": 32 * MS}))
     assert (m.family, m.params) == ("exponential", {"mean": 32e6})
-    m = fit.model_from_meta(tg_meta(dist="random",
-                                    inta_ns={"min": MS, "max": 3 * MS}))
+    m = fit.model_from_meta(tg_meta(dist="random", dist_params={
+        "min_ns": MS, "max_ns": 3 * MS}))
     assert (m.family, m.params) == ("uniform", {"min": 1e6, "max": 3e6})
     m = fit.model_from_meta(tg_meta(dist="pareto", dist_params={
         "shape": 1.5, "scale_ns": 10 * MS}))
@@ -235,11 +290,11 @@ def test_model_from_meta_later_distributions():
                            r"\(it knows fixed, poisson, exponential, "),
     (tg_meta(dist="markov"), "TG 1: 'dist markov' is a Markov-modulated "
                              "Poisson process, not independent gaps"),
-    (tg_meta(dist="pareto"), "TG 1: the metadata's 'dist pareto': the "
-                             "metadata gives neither its parameters"),
+    (tg_meta(dist="pareto", dist_params=None), "TG 1: the metadata's "
+     "'dist pareto' comes without dist_params"),
     (tg_meta(dist="pareto", dist_params={"shape": 2}),
      "dist_params lacks 'scale'"),
-    (tg_meta(dist="uniform", inta_ns={"min": 5, "max": 5}),
+    (tg_meta(dist="uniform", dist_params={"min_ns": 5, "max_ns": 5}),
      "uniform: min must be below max"),
 ])
 def test_model_from_meta_errors(entry, message):
@@ -350,9 +405,7 @@ def poisson_recording(tmp_path, n=10000, seed=2026, tgs=None):
     gaps = exp_gaps(n, 32 * MS, seed)
     r = sent(gaps, lateness=rng.integers(500, 3000, n + 1))
     return save(tmp_path, r, tgs if tgs is not None else
-                [tg_meta(dist="poisson", inta_ns=None,
-                         pkts={"max": 256, "min": 256},
-                         thro={"req": 64000, "min": 0})])
+                [dict(TG_POISSON, id=1)])
 
 
 def test_fit_poisson_generator_like_mtg_fig6(tmp_path, capsys):
@@ -458,6 +511,8 @@ def test_fit_constant_reports_deviations(tmp_path, capsys):
                     "give the model with --model"),
     (["--tg", "3"], "TG 3: mtgsap has no model for 'dist zipf'"),
     (["--tg", "4"], "the TG is not in the recording's metadata"),
+    (["--tg", "6"], "TG 6: the metadata's 'dist exponential' comes without "
+                    "dist_params (its mean_ns); give the model with --model"),
     (["--tg", "1", "--alpha", "2"], "--alpha 2.0: between 0 and 1"),
     (["--tg", "1", "--bins", "1000"], "--bins 1000: between 2 and n / 5"),
     (["--tg", "1", "--model", "expo:mean=1ms"],
@@ -470,10 +525,12 @@ def test_fit_constant_reports_deviations(tmp_path, capsys):
 ])
 def test_fit_errors(tmp_path, capsys, argv, message):
     recs = np.concatenate([sent(exp_gaps(50, 10 * MS, 1), tg=t)
-                           for t in (1, 2, 3, 4)])
+                           for t in (1, 2, 3, 4, 6)])
     path = save(tmp_path, recs, [
-        tg_meta(dist="poisson"), dict(tg_meta(id=2), dist=None),
-        tg_meta(id=3, dist="zipf")])
+        dict(TG_POISSON, id=1), dict(tg_meta(id=2), dist=None),
+        tg_meta(id=3, dist="zipf"),
+        {k: v for k, v in TG_POISSON.items() if k != "dist_params"} |
+        {"id": 6}])
     code, out, err = run(capsys, "fit", path, *argv)
     assert (code, out) == (1, "")
     assert re.match(re.escape("mtgsap fit: ") +

@@ -30,6 +30,7 @@ def tg(id_, **kw):
             "src": {"addr": None, "port": 4000 + id_},
             "dst": {"addr": "10.0.1.2", "port": 9000 + id_},
             "tos": 0, "ttl": 64, "dist": "fixed",
+            "dist_params": {"value_ns": 10 * MS},
             "pkts": {"max": 1130, "min": 1130}, "thro": None,
             "inta_ns": {"min": 10 * MS, "max": 10 * MS}, "start_ns": S,
             "duration_ns": 20 * S, "count": 0,
@@ -63,9 +64,9 @@ def flow(rng, tg_id, sched, payload, owd_ms, lost=0.0):
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
     """20 s: TG 1 at 100 packets/s over 5 ms with 1% lost; TG 2 Poisson of
-    mean 32 ms over 8 ms (in the metadata as `dist poisson` at 64 kbit/s
-    of 256-byte frames, as a later mtgctl will write it); a record whose
-    header failed its CRC."""
+    mean 32 ms over 8 ms (in the metadata as mtgctl writes `dist poisson`
+    at 64 kbit/s of 256-byte frames); a record whose header failed its
+    CRC."""
     rng = np.random.default_rng(42)
     r1 = flow(rng, 1, T0 + S + np.arange(2000) * 10 * MS, 1000, 5, 0.01)
     gaps = rng.exponential(32 * MS, 620).astype(np.int64)
@@ -74,7 +75,9 @@ def recording(tmp_path_factory):
     bad["flags"], bad["rx_ns"] = 1 | F_HDR_CORRUPT, T0 + 5 * S
     recs = np.concatenate([r1, r2, bad])
     recs = recs[np.argsort(recs["rx_ns"], kind="stable")]
-    meta = run_meta(tgs=[tg(1), tg(2, dist="poisson", inta_ns=None,
+    meta = run_meta(tgs=[tg(1), tg(2, dist="exponential",
+                                   dist_params={"mean_ns": 32 * MS},
+                                   inta_ns=None,
                                    pkts={"max": 256, "min": 256},
                                    thro={"req": 64000, "min": 0})])
     path = tmp_path_factory.mktemp("rec") / "loop.rec"

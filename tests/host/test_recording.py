@@ -12,7 +12,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from mtgtest import abi
+from mtgwitness import abi
 from mtgsap.recording import (HEADER, MAGIC, Recording, RecordingError,
                               copy)
 

@@ -17,7 +17,6 @@ imported once) with at most MEMORY_LIMIT more address space than this
 process and TIME_LIMIT seconds: the corpus's files are small, so a command
 that needs more does work the data does not bound."""
 
-import importlib
 import io
 import json
 import os
@@ -40,8 +39,8 @@ from mtgsap.recording import (EXTRA_CTRL, EXTRA_F_CUT, EXTRA_HEAD,
 from mtgtest.sample import flow
 
 # Imported once, here, rather than in every forked child.
-for _module in cli.MODULES.values():
-    importlib.import_module(_module[0])
+for _name in cli.COMMANDS:
+    cli.module(_name)
 
 T0 = 1_800_000_000 * 10**9
 S = 10**9
@@ -900,7 +899,7 @@ def test_not_a_regular_file_does_not_block(mtgctl, tmp_path):
     """Opening a FIFO would wait for a writer: it is refused first."""
     fifo = tmp_path / "f.rec"
     os.mkfifo(fifo)
-    res = subprocess.run([sys.executable, "-m", "mtgsap.cli", "info", fifo],
+    res = subprocess.run([sys.executable, "-m", "mtgsap", "info", fifo],
                          capture_output=True, text=True, timeout=60)
     assert (res.returncode, res.stderr) == \
         (1, f"mtgsap info: {fifo}: not a regular file\n")

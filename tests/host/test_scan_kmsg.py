@@ -2,13 +2,12 @@
 """The VM lane's log scanner catches every kind of kernel report it must,
 and passes a clean boot log, so its strictness cannot rot unnoticed."""
 
+import pathlib
 import subprocess
 
 import pytest
 
-from mtgtest.abi import __file__ as _abi_file
-
-ROOT = _abi_file.rsplit("/tests/", 1)[0]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCAN = f"{ROOT}/scripts/vm/scan-kmsg"
 
 CLEAN = """\

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The wire decoder the VM tests trust (tests/mtgtest/wire.py): checksums,
+"""The wire decoder the VM tests trust (scripts/mtgwitness/wire.py): checksums,
 CRC32C, the MTG header, payload patterns, lateness buckets and pcap files,
 each checked against an independent computation or a hand-made value."""
 
@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from mtgtest import abi, wire
+from mtgwitness import abi, wire
 
 
 def crc32c_bitwise(data):

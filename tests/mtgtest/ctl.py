@@ -54,7 +54,7 @@ def summary_of(tmp_path):
 
 
 def witnessed_run(tmp_path, capture, *extra):
-    """mtgctl_run while capture (a mtgtest.capture.Capture) is the
+    """mtgctl_run while capture (a mtgwitness.capture.Capture) is the
     witness: the run must succeed and the capture lose nothing. (the
     completed run, the capture, the summary)."""
     with capture as cap:

@@ -2,7 +2,7 @@
 /*
  * Prints the layout of kmod/uapi/mtg.h as the C compiler sees it, one
  * "name value" per line, for tests/host/test_abi_layout.py to compare with
- * the Python mirror (tests/mtgtest/abi.py).
+ * the Python mirror (scripts/mtgwitness/abi.py).
  */
 #include <stddef.h>
 #include <stdio.h>

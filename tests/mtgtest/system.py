@@ -15,6 +15,9 @@ import pytest
 # the receive path of a netem loop falls seconds behind the senders there.
 DEBUG_KERNEL = os.path.exists("/sys/kernel/debug/kmemleak")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# Where a Python child of a test imports from: the tests' helpers and the
+# witness (scripts/mtgwitness).
+PYTHONPATH = os.pathsep.join(str(ROOT / d) for d in ("tests", "scripts"))
 KO = ROOT / "kmod" / "mtg.ko"
 KMSG_PATTERNS = re.compile(subprocess.run(
     [str(ROOT / "scripts/vm/scan-kmsg"), "--patterns"],
@@ -72,7 +75,7 @@ def ifindex(name, ns=None):
 
 def python(code, *args, check=True, timeout=120, prefix=(), **kwargs):
     """Run Python code in a new process (optionally under a prefix command)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH)
     return run(*prefix, sys.executable, "-c", code, *args, check=check,
                timeout=timeout, env=env, **kwargs)
 

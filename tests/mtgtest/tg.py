@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from mtgtest import abi
 from mtgtest.system import ifindex, run, tai_ns
+from mtgwitness import abi
 
 MS = 1_000_000
 S = 1_000_000_000

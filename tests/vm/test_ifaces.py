@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from mtgtest import abi
 from mtgtest.system import ifindex, python, run
+from mtgwitness import abi
 
 
 @pytest.fixture
@@ -134,7 +134,7 @@ def test_interface_moved_away_is_lost(session, netns, veth):
 
 USERNS = """
 import errno, sys
-from mtgtest import abi
+from mtgwitness import abi
 s = abi.Session()            # CAP_NET_ADMIN over this (new) namespace: ok
 print('own', errno.errorcode.get(abi.errno_of(s.iface_add, 1), 'OK'))
 fd = int(sys.argv[1])        # the initial namespace, inherited

@@ -10,8 +10,8 @@ import pathlib
 
 import pytest
 
-from mtgtest import abi
 from mtgtest.system import python
+from mtgwitness import abi
 
 PAGE = mmap.PAGESIZE
 
@@ -176,7 +176,7 @@ def test_read_only_region_cannot_be_written(session):
 
 MPROTECT_CHECK = """
 import ctypes, errno, mmap
-from mtgtest import abi
+from mtgwitness import abi
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
@@ -231,7 +231,7 @@ def test_alloc_charged_to_cgroup(mtg):
     cg.mkdir()
     try:
         (cg / "memory.max").write_text(str(32 << 20))
-        code = ("import os, sys, errno\nfrom mtgtest import abi\n"
+        code = ("import os, sys, errno\nfrom mtgwitness import abi\n"
                 "open(sys.argv[1] + '/cgroup.procs', 'w').write(str(os.getpid()))\n"
                 "s = abi.Session()\n"
                 "print(errno.errorcode.get(abi.errno_of(s.alloc, 128 << 20), 'OK'))\n"

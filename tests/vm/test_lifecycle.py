@@ -8,9 +8,9 @@ import os
 import subprocess
 import sys
 
-from mtgtest import abi
-from mtgtest.system import (ifindex, load_module, module_loaded, python, run,
-                            unload_module)
+from mtgtest.system import (PYTHONPATH, ifindex, load_module, module_loaded,
+                            python, run, unload_module)
+from mtgwitness import abi
 
 
 def test_open_close_cycles(mtg):
@@ -101,7 +101,7 @@ def test_open_needs_cap_net_admin(mtg):
 
 FORKED_CHILD = """
 import errno, mmap, os, sys, time
-from mtgtest import abi
+from mtgwitness import abi
 ifx = int(sys.argv[1])
 s = abi.Session()
 s.alloc(1 << 20)
@@ -141,12 +141,12 @@ def test_forked_child_does_not_keep_session(mtg, veth):
 
 def test_killed_owner_ends_session_and_frees_device(mtg, veth):
     a, _ = veth()
-    code = ("import sys, time\nfrom mtgtest import abi\n"
+    code = ("import sys, time\nfrom mtgwitness import abi\n"
             "s = abi.Session(); s.alloc(1 << 20); s.iface_add(int(sys.argv[1]))\n"
             "print('ready', flush=True); time.sleep(600)\n")
     proc = subprocess.Popen([sys.executable, "-c", code, str(ifindex(a))],
                             stdout=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONPATH="tests"))
+                            env=dict(os.environ, PYTHONPATH=PYTHONPATH))
     assert proc.stdout.readline().strip() == "ready"
     proc.kill()
     proc.wait()

@@ -40,11 +40,12 @@ import time
 
 import pytest
 
-from mtgtest import abi, wire, ynl
-from mtgtest.capture import Capture
+from mtgtest import ynl
 from mtgtest.ctl import (act_when, mtgctl_run, mtgctl_start, summary_of,
                          write_idf)
 from mtgtest.system import run, tai_ns
+from mtgwitness import abi, wire
+from mtgwitness.capture import Capture
 
 MS = 1_000_000
 S = 1_000_000_000

@@ -24,11 +24,11 @@ import time
 import pytest
 
 from mtgsap.recording import Recording
-from mtgtest import wire
 from mtgtest.ctl import (MTGCTL, act_when, mtgctl_run, summary_of,
                          witnessed_run, write_idf)
 from mtgtest.system import DEBUG_KERNEL, ROOT
 from mtgtest.term import Terminal
+from mtgwitness import wire
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst, globals_idf
 

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 from mtgsap.recording import EXTRA_PAYLOAD, EXTRA_WRONG_BITS, Recording
-from mtgtest import abi, wire
 from mtgtest.ctl import MTGCTL, witnessed_run, write_idf
 from mtgtest.system import ROOT
+from mtgwitness import abi, wire
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst, witness
 

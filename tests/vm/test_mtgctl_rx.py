@@ -33,8 +33,8 @@ import time
 import numpy as np
 import pytest
 
-from mtgtest import abi, wire
-from mtgtest.capture import Capture
+from mtgwitness import abi, wire
+from mtgwitness.capture import Capture
 from mtgsap.recording import Recording
 from mtgtest.ctl import (MTGCTL, act_when, mtgctl_run, mtgctl_start,
                          summary_of, write_idf)

@@ -5,13 +5,15 @@ own ynl library and CLI, so the spec and the module cannot drift apart."""
 import errno
 import json
 import os
+import shlex
 import sys
 
 import pytest
 
-from mtgtest import abi, ynl
-from mtgtest.system import ifindex, python, run, tai_ns
+from mtgtest import ynl
+from mtgtest.system import PYTHONPATH, ifindex, python, run, tai_ns
 from mtgtest.tg import LEAD_NS, MS, TgSession, new_run_id
+from mtgwitness import abi
 
 
 @pytest.fixture
@@ -89,7 +91,8 @@ def test_session_end_needs_cap_net_admin(nl):
     with abi.Session() as s:
         sid = s.stats().session_id
         res = run("capsh", "--drop=cap_net_admin", "--", "-c",
-                  'PYTHONPATH=tests exec "$0" -c "$1" "$2"',
+                  f'PYTHONPATH={shlex.quote(PYTHONPATH)} exec "$0" -c '
+                  '"$1" "$2"',
                   sys.executable, END_WITHOUT_CAP, str(sid))
         assert res.stdout.strip() == "-1", res.stdout + res.stderr  # EPERM
         assert not s.stats().flags & abi.SESSION_F_ENDED

@@ -24,10 +24,10 @@ import time
 
 import pytest
 
-from mtgtest import abi, wire
-from mtgtest.capture import Capture
 from mtgtest.system import Kprobe, ifindex, no_port_counters, run, tai_ns
 from mtgtest.tg import LEAD_NS, MS, S, TgSession, new_run_id
+from mtgwitness import abi, wire
+from mtgwitness.capture import Capture
 
 RX_RECORDS = 4096
 # Data packets and the ICMP errors that must never come back.
@@ -273,7 +273,7 @@ def crafted_cases(link, run_id, other_run):
 def test_crafted_frames(link, rxs):
     """Each rule of the parser on a frame made for it, sent from a through
     a packet socket: what is recorded and how, what is left alone. The
-    expectations written here agree with mtgtest.wire.rx_view, the mirror
+    expectations written here agree with mtgwitness.wire.rx_view, the mirror
     of the rules that the netem tests use as their witness."""
     sess = rxs()
     iface = listen(sess.s, link)

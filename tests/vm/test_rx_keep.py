@@ -22,9 +22,9 @@ import time
 import numpy as np
 import pytest
 
-from mtgtest import abi, wire
 from mtgtest.system import tai_ns
 from mtgtest.tg import LEAD_NS, MS, TgSession, new_run_id
+from mtgwitness import abi, wire
 from test_rx import flip, listen, mtg_frame, read_until
 
 pytestmark = pytest.mark.vm

@@ -26,14 +26,15 @@ import time
 
 import pytest
 
-from mtgtest import abi, wire, ynl
-from mtgtest.capture import Capture
-from mtgtest.system import (DEBUG_KERNEL, ROOT, Kprobe, kthread_pid,
+from mtgtest import ynl
+from mtgtest.system import (DEBUG_KERNEL, PYTHONPATH, Kprobe, kthread_pid,
                             load_module, run, sched_runtime, tai_ns,
                             unload_module)
 from mtgtest.tg import (BUDGET, ENDED, LEAD_NS, MAX_LEN, MIN_LEN, MS, RUN_NS,
                         S, TgSession, address_link, expected_count,
                         new_run_id, sleep_until)
+from mtgwitness import abi, wire
+from mtgwitness.capture import Capture
 
 @pytest.fixture
 def tgs(mtg):
@@ -523,8 +524,8 @@ def test_qdisc_path_goes_through_netem(make_link, tgs):
 
 CONTROLLER = """
 import json, sys, time
-from mtgtest import abi
 from mtgtest.system import tai_ns
+from mtgwitness import abi
 p = json.loads(sys.argv[1])
 s = abi.Session()
 s.alloc(1 << 16)
@@ -549,7 +550,7 @@ def test_controller_killed(make_link, mtg):
     params = dict(run_id=run_id, gap=gap, ifindex=link.a_ifindex,
                   src=link.a_addr, dst=link.b_addr, family=link.family,
                   lead=LEAD_NS)
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH)
     with Capture(link.b, ns=link.ns, bpf="udp") as cap:
         child = subprocess.Popen([sys.executable, "-c", CONTROLLER,
                                   json.dumps(params)], env=env,

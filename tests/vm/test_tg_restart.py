@@ -13,11 +13,11 @@ import time
 
 import pytest
 
-from mtgtest import abi, wire
-from mtgtest.capture import Capture
 from mtgtest.system import tai_ns
 from mtgtest.tg import (ENDED, LEAD_NS, MS, S, TgSession, new_run_id,
                         sleep_until)
+from mtgwitness import abi, wire
+from mtgwitness.capture import Capture
 from test_tg import assert_witness, check_lateness
 
 pytestmark = pytest.mark.vm

@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from mtgtest import abi, ynl
+from mtgtest import ynl
 from mtgtest.system import ifindex, run, tai_ns
 from mtgtest.tg import LEAD_NS, TgSession
+from mtgwitness import abi
 
 GAP_NS = 1_000_000      # 1000 packets/s
 FRAME = 200             # bytes at L2

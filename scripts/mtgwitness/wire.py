@@ -18,7 +18,7 @@ import dataclasses
 import ipaddress
 import struct
 
-from mtgtest import abi
+from . import abi
 
 ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A witness on the wire: tcpdump in a network namespace, writing a pcap
-file to guest memory (/run), parsed with mtgtest.wire when it stops.
+file to guest memory (/run), parsed with mtgwitness.wire when it stops.
 
     with Capture(dev, ns=ns, bpf="udp") as cap:
         ...                      # traffic
     assert cap.dropped == 0      # a witness that dropped is no witness
-    frames = cap.frames          # [mtgtest.wire.Frame]
+    frames = cap.frames          # [mtgwitness.wire.Frame]
 
 tcpdump takes more than 4 s to start under software emulation: start()
 waits for its "listening on" line, then `settle` seconds more. stop() first
@@ -20,7 +20,7 @@ import signal
 import subprocess
 import time
 
-from mtgtest import wire
+from . import wire
 
 _count = 0
 

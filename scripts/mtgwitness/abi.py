@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The /dev/mtg ABI (kmod/uapi/mtg.h) for Python tests.
+"""The /dev/mtg ABI (kmod/uapi/mtg.h) in Python, for the tests and tools.
 
 Kept in step with the C header by tests/host/test_abi_layout.py, which
 compiles the header and compares every size, offset and command number.
