@@ -23,6 +23,7 @@
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
@@ -219,6 +220,12 @@ struct mtg_tg {
 	atomic64_t events;		/* notifications owed or sent */
 };
 
+/* Every timestamp of the ABI: CLOCK_TAI, nanoseconds. */
+static inline u64 mtg_now(void)
+{
+	return ktime_get_clocktai_ns();
+}
+
 /* mtg_main.c */
 void mtg_session_stats(struct mtg_session *s, struct mtg_stats *st);
 void mtg_session_changed(struct mtg_session *s);
@@ -254,7 +261,6 @@ void mtg_tg_free_all(struct mtg_session *s);
 void mtg_tg_event_work(struct work_struct *work);
 
 /* mtg_dispatch.c */
-u64 mtg_now(void);
 void mtg_cpu_enqueue(struct mtg_cpu *c, struct mtg_tg *tg);
 bool mtg_cpu_stop(struct mtg_tg *tg, u32 state, u32 error);
 int mtg_cpu_start(struct mtg_tg *tg);
@@ -299,7 +305,6 @@ int mtg_rx_keep_offsets(struct mtg_session *s, struct mtg_keep_offsets *off);
 struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 			     u8 hdr_flags, const void *data);
 int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp);
-u32 mtg_lat_bucket(u64 ns);
 
 /* mtg_netlink.c */
 int mtg_netlink_init(void);

@@ -48,12 +48,6 @@
 static DEFINE_PER_CPU(struct mtg_cpu, mtg_cpus);
 static enum cpuhp_state mtg_cpuhp_state;
 
-/* Every timestamp of the ABI: CLOCK_TAI, nanoseconds. */
-u64 mtg_now(void)
-{
-	return ktime_get_clocktai_ns();
-}
-
 struct mtg_cpu *mtg_cpu_get(unsigned int cpu)
 {
 	return per_cpu_ptr(&mtg_cpus, cpu);
@@ -328,6 +322,19 @@ static u64 mtg_tg_scale(const struct mtg_tg *tg, u64 gap)
 	if (num == den)
 		return gap;
 	return mul_u64_u32_div(gap, den, num);
+}
+
+/* The bucket of a lateness, as the uapi header defines it. */
+static u32 mtg_lat_bucket(u64 ns)
+{
+	unsigned int e;
+
+	if (ns < 8)
+		return ns;
+	if (ns >= BIT_ULL(48))
+		return MTG_LAT_BUCKETS - 1;
+	e = fls64(ns) - 1;
+	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
 }
 
 static void mtg_tg_account(struct mtg_tg *tg, u32 len, u64 sched, u64 stamp)

@@ -23,19 +23,6 @@
 
 #include "mtg.h"
 
-/* The bucket of a lateness, as the uapi header defines it. */
-u32 mtg_lat_bucket(u64 ns)
-{
-	unsigned int e;
-
-	if (ns < 8)
-		return ns;
-	if (ns >= BIT_ULL(48))
-		return MTG_LAT_BUCKETS - 1;
-	e = fls64(ns) - 1;
-	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
-}
-
 /*
  * A frame of len bytes (L2, no FCS) for departure sched with sequence
  * number seq. Control messages (MTG_HDR_F_CTRL) carry data as payload.
