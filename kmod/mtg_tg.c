@@ -559,46 +559,41 @@ static void mtg_tg_put_stopped_devs(struct mtg_session *s)
 			mtg_tg_put_dev(tg);
 }
 
-int mtg_tg_kill(struct mtg_session *s, u32 id)
+/* Under the session lock, act on the TG of this id (ENOENT: none). */
+static int mtg_tg_act(struct mtg_session *s, u32 id,
+		      int (*act)(struct mtg_tg *tg))
 {
 	struct mtg_tg *tg;
-	int err = 0;
+	int err;
 
 	mutex_lock(&s->lock);
 	tg = mtg_tg_find(s, id);
-	if (tg) {
-		mtg_cpu_stop(tg, MTG_TG_KILLED, MTG_TG_ERR_NONE);
-		/* Returns only once no further frame of it can leave. */
-		mtg_tg_put_stopped_devs(s);
-	} else {
-		err = -ENOENT;
-	}
+	err = tg ? act(tg) : -ENOENT;
 	mutex_unlock(&s->lock);
 	return err;
+}
+
+static int mtg_tg_kill_locked(struct mtg_tg *tg)
+{
+	mtg_cpu_stop(tg, MTG_TG_KILLED, MTG_TG_ERR_NONE);
+	/* Returns only once no further frame of it can leave. */
+	mtg_tg_put_stopped_devs(tg->s);
+	return 0;
+}
+
+int mtg_tg_kill(struct mtg_session *s, u32 id)
+{
+	return mtg_tg_act(s, id, mtg_tg_kill_locked);
 }
 
 int mtg_tg_suspend(struct mtg_session *s, u32 id)
 {
-	struct mtg_tg *tg;
-	int err;
-
-	mutex_lock(&s->lock);
-	tg = mtg_tg_find(s, id);
-	err = tg ? mtg_cpu_suspend(tg) : -ENOENT;
-	mutex_unlock(&s->lock);
-	return err;
+	return mtg_tg_act(s, id, mtg_cpu_suspend);
 }
 
 int mtg_tg_resume(struct mtg_session *s, u32 id)
 {
-	struct mtg_tg *tg;
-	int err;
-
-	mutex_lock(&s->lock);
-	tg = mtg_tg_find(s, id);
-	err = tg ? mtg_cpu_resume(tg) : -ENOENT;
-	mutex_unlock(&s->lock);
-	return err;
+	return mtg_tg_act(s, id, mtg_cpu_resume);
 }
 
 int mtg_tg_set_rate(struct mtg_session *s, const struct mtg_tg_rate *rate)
