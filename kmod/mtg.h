@@ -177,6 +177,7 @@ struct mtg_tg {
 	struct net_device *dev;		/* held; NULL once let go */
 	netdevice_tracker dev_tracker;
 	int ifindex;
+	u64 netns_cookie;		/* of the device's namespace */
 	u8 tmpl[MTG_TG_TMPL_MAX];	/* Ethernet, IP and UDP headers */
 	unsigned int tmpl_len;		/* bytes */
 	u8 patt_kind;			/* MTG_PATT_* */
@@ -247,7 +248,9 @@ int mtg_iface_init(void);
 void mtg_iface_exit(void);
 
 /* mtg_tg.c */
-int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg);
+struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d);
+int mtg_tg_publish(struct mtg_tg *tg);
+void mtg_tg_discard(struct mtg_tg *tg);
 int mtg_tg_kill(struct mtg_session *s, u32 id);
 int mtg_tg_suspend(struct mtg_session *s, u32 id);
 int mtg_tg_resume(struct mtg_session *s, u32 id);

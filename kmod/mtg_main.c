@@ -288,6 +288,24 @@ static int mtg_ioc_iface_info(struct mtg_session *s, void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static int mtg_ioc_tg_start(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_tg_start d;
+	struct mtg_tg *tg;
+
+	if (copy_from_user(&d, arg, sizeof(d)))
+		return -EFAULT;
+	tg = mtg_tg_prepare(s, &d);
+	if (IS_ERR(tg))
+		return PTR_ERR(tg);
+	/* The caller learns the addresses used before anything starts. */
+	if (copy_to_user(arg, &d, sizeof(d))) {
+		mtg_tg_discard(tg);
+		return -EFAULT;
+	}
+	return mtg_tg_publish(tg);
+}
+
 static int mtg_ioc_tg_id(struct mtg_session *s, void __user *arg,
 			 int (*op)(struct mtg_session *s, u32 id))
 {
@@ -400,7 +418,7 @@ static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MTG_IOC_IFACE_INFO:
 		return mtg_ioc_iface_info(s, uarg);
 	case MTG_IOC_TG_START:
-		return mtg_tg_start(s, uarg);
+		return mtg_ioc_tg_start(s, uarg);
 	case MTG_IOC_TG_KILL:
 		return mtg_ioc_tg_id(s, uarg, mtg_tg_kill);
 	case MTG_IOC_TG_SUSPEND:

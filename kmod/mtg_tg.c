@@ -398,14 +398,22 @@ static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
 	return 0;
 }
 
+/* A prepared TG that will not start: nothing of it is left. */
+void mtg_tg_discard(struct mtg_tg *tg)
+{
+	mtg_tg_put_dev(tg);
+	kfree(tg);
+}
+
 /*
- * Make the TG visible and queue it. Under RTNL: the device is still
- * registered in its namespace, and the netdevice notifier will see the TG.
+ * Make a prepared TG visible and queue it; on error it is discarded. Under
+ * RTNL: the device is still registered in the namespace it was found in,
+ * and the netdevice notifier will see the TG.
  */
-static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
-			  struct net *net)
+int mtg_tg_publish(struct mtg_tg *tg)
 {
 	bool restart = tg->flags & MTG_TG_F_RESTART;
+	struct mtg_session *s = tg->s;
 	int err;
 
 	rtnl_lock();
@@ -413,7 +421,7 @@ static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
 	if (s->ended)
 		err = -ESHUTDOWN;
 	else if (tg->dev->reg_state != NETREG_REGISTERED ||
-		 !net_eq(dev_net(tg->dev), net))
+		 dev_net(tg->dev)->net_cookie != tg->netns_cookie)
 		err = -ENODEV;
 	else if (!restart && s->nr_tgs >= mtg_max_tgs)
 		err = -ENOSPC;
@@ -436,52 +444,56 @@ static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
 		mtg_session_changed(s);
 	mutex_unlock(&s->lock);
 	rtnl_unlock();
+	if (err)
+		mtg_tg_discard(tg);
 	return err;
 }
 
-int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
+/*
+ * A TG for descriptor d, checked against everything it needs (device,
+ * timetable, route, neighbour) but not visible yet; d gets the addresses
+ * it will use. mtg_tg_publish() starts it, mtg_tg_discard() lets it go.
+ */
+struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d)
 {
-	struct mtg_tg_start d;
 	struct mtg_tg *tg;
 	struct net *net;
 	int err;
 
-	if (copy_from_user(&d, arg, sizeof(d)))
-		return -EFAULT;
-	err = mtg_tg_check(&d);
+	err = mtg_tg_check(d);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 
 	tg = kzalloc(sizeof(*tg), GFP_KERNEL_ACCOUNT);
 	if (!tg)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	tg->s = s;
-	tg->cpu = mtg_cpu_get(d.cpu);
-	tg->id = d.tg_id;
-	tg->run_id = d.run_id;
-	tg->flags = d.flags;
-	tg->patt_kind = d.patt_kind;
-	tg->patt_value = d.patt_value;
-	if (d.flags & MTG_TG_F_KEEP_PAYLOAD)
+	tg->cpu = mtg_cpu_get(d->cpu);
+	tg->id = d->tg_id;
+	tg->run_id = d->run_id;
+	tg->flags = d->flags;
+	tg->patt_kind = d->patt_kind;
+	tg->patt_value = d->patt_value;
+	if (d->flags & MTG_TG_F_KEEP_PAYLOAD)
 		tg->hdr_flags |= MTG_HDR_F_KEEP_PAYLOAD;
-	if (d.flags & MTG_TG_F_KEEP_BITS)
+	if (d->flags & MTG_TG_F_KEEP_BITS)
 		tg->hdr_flags |= MTG_HDR_F_KEEP_BITS;
-	tg->patt_seed = d.patt_seed;
-	memcpy(tg->nut, d.nut, sizeof(tg->nut));
-	tg->start_ns = d.start_ns;
-	tg->stop_count = d.stop_count;
-	tg->stop_ns = d.stop_ns;
-	tg->late_threshold_ns = d.late_threshold_ns;
-	tg->next_ns = d.start_ns;
-	tg->st.next_ns = d.start_ns;
+	tg->patt_seed = d->patt_seed;
+	memcpy(tg->nut, d->nut, sizeof(tg->nut));
+	tg->start_ns = d->start_ns;
+	tg->stop_count = d->stop_count;
+	tg->stop_ns = d->stop_ns;
+	tg->late_threshold_ns = d->late_threshold_ns;
+	tg->next_ns = d->start_ns;
+	tg->st.next_ns = d->start_ns;
 	tg->rate = (1ULL << 32) | 1;
-	if (d.flags & MTG_TG_F_PRECISE)
+	if (d->flags & MTG_TG_F_PRECISE)
 		tg->st.lead_ns = MTG_LEAD_START_NS;
 	tg->state = MTG_TG_RUNNING;
 	RB_CLEAR_NODE(&tg->node);
 	INIT_LIST_HEAD(&tg->precise_node);
 
-	net = mtg_get_net(d.netns_fd);
+	net = mtg_get_net(d->netns_fd);
 	if (IS_ERR(net)) {
 		err = PTR_ERR(net);
 		goto err_free_tg;
@@ -490,38 +502,30 @@ int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
 		err = -EPERM;
 		goto err_put_net;
 	}
-	err = mtg_tg_hold_dev(tg, net, d.ifindex);
+	err = mtg_tg_hold_dev(tg, net, d->ifindex);
 	if (err)
 		goto err_put_net;
 	/* Sizes the headers, so the table's lengths can be checked. */
-	mtg_tg_build_template(tg, &d);
+	mtg_tg_build_template(tg, d);
 
 	mutex_lock(&s->lock);
-	err = s->ended ? -ESHUTDOWN : mtg_tg_map_table(s, tg, &d);
+	err = s->ended ? -ESHUTDOWN : mtg_tg_map_table(s, tg, d);
 	mutex_unlock(&s->lock);
 	if (!err)
 		err = mtg_tg_check_table(tg);
 	if (err)
 		goto err_put_dev;
 
-	err = d.flags & MTG_TG_F_IPV6 ? mtg_tg_route6(net, tg->dev, &d) :
-					mtg_tg_route4(net, tg->dev, &d);
+	err = d->flags & MTG_TG_F_IPV6 ? mtg_tg_route6(net, tg->dev, d) :
+					 mtg_tg_route4(net, tg->dev, d);
 	if (err)
 		goto err_put_dev;
-	mtg_tg_build_template(tg, &d);
-	d.reserved0 = 0;
-	memcpy(&tg->desc, &d, sizeof(d));
-
-	/* The caller learns the addresses used before anything starts. */
-	if (copy_to_user(arg, &d, sizeof(d))) {
-		err = -EFAULT;
-		goto err_put_dev;
-	}
-	err = mtg_tg_publish(s, tg, net);
-	if (err)
-		goto err_put_dev;
+	mtg_tg_build_template(tg, d);
+	d->reserved0 = 0;
+	memcpy(&tg->desc, d, sizeof(*d));
+	tg->netns_cookie = net->net_cookie;
 	put_net(net);
-	return 0;
+	return tg;
 
 err_put_dev:
 	mtg_tg_put_dev(tg);
@@ -529,7 +533,7 @@ err_put_net:
 	put_net(net);
 err_free_tg:
 	kfree(tg);
-	return err;
+	return ERR_PTR(err);
 }
 
 static struct mtg_tg *mtg_tg_find(struct mtg_session *s, u32 id)
