@@ -16,7 +16,7 @@
 #include <net/net_namespace.h>
 
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 /* The namespace named by an fd, or the caller's; a reference to put. */
 struct net *mtg_get_net(u32 netns_fd)

@@ -20,7 +20,7 @@
 #include <net/genetlink.h>
 
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 unsigned int mtg_max_session_mb = 256;
 module_param_named(max_session_mb, mtg_max_session_mb, uint, 0444);

@@ -25,7 +25,7 @@
 #include <net/route.h>
 
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 #define MTG_NEIGH_WAIT_MS	2000
 #define MTG_LEAD_START_NS	(100 * NSEC_PER_USEC)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from mtgtest import abi, wire
+from mtgtest import abi, wire, ynl
 from mtgtest.capture import Capture
 from mtgtest.system import tai_ns
 from mtgtest.tg import (ENDED, LEAD_NS, MS, S, TgSession, new_run_id,
@@ -85,6 +85,25 @@ def test_a_finished_tg_starts_again(make_link, tgs):
     assert [(c.tg_id, c.state) for c in events] == \
         [(1, abi.TG_FINISHED)] * 2
     assert tgs.stats(1).events == 2
+
+
+def test_netlink_names_every_flag_of_a_restarted_tg(make_link, tgs):
+    """tg-get gives a TG's flags as it was started, the ioctl-only ones
+    (restart, keep) included: the spec names every bit, so the kernel's ynl
+    decodes them (it failed on a bit the spec did not name)."""
+    link = make_link(4)
+    run_id = new_run_id()
+    tgs.start(link, 1, run_id, tai_ns() + LEAD_NS, entries=ENTRIES,
+              stop_count=5)
+    tgs.wait(1)
+    flags = abi.TG_F_RESTART | abi.TG_F_KEEP_PAYLOAD | abi.TG_F_KEEP_BITS
+    tgs.start(link, 1, run_id, tai_ns() + LEAD_NS, entries=ENTRIES,
+              stop_count=5, flags=flags)
+    st = tgs.wait(1)
+    got = ynl.family().do("tg-get", {"session-id": tgs.s.stats().session_id,
+                                     "id": 1})
+    assert got["sent"] == st.sent == 10
+    assert set(got["flags"]) == {"restart", "keep-payload", "keep-bits"}
 
 
 def test_a_killed_tg_starts_again(make_link, tgs):
