@@ -56,7 +56,7 @@ struct mtg_shm {
 /* A network device held for a session. */
 struct mtg_iface {
 	u32 id;				/* index in mtg_session.ifaces */
-	u32 state;			/* MTG_IFACE_* */
+	u32 state;			/* MTG_IFACE_STATE_* */
 	u32 flags;			/* MTG_IFACE_F_* */
 	int ifindex;
 	u64 netns_cookie;
@@ -173,7 +173,7 @@ struct mtg_tg {
 	struct mtg_cpu *cpu;
 	u32 id;
 	u32 run_id;
-	u32 flags;			/* MTG_TG_F_* */
+	u32 flags;			/* MTG_TG_FLAGS_* */
 	struct net_device *dev;		/* held; NULL once let go */
 	netdevice_tracker dev_tracker;
 	int ifindex;
@@ -199,8 +199,8 @@ struct mtg_tg {
 	struct rb_node node;		/* in cpu->queue, or cleared */
 	u64 key;			/* when the timer must fire, ns */
 	struct list_head precise_node;	/* in cpu->precise, or empty */
-	u32 state;			/* MTG_TG_* */
-	u32 error;			/* MTG_TG_ERR_* */
+	u32 state;			/* MTG_TG_STATE_* */
+	u32 error;			/* MTG_TG_ERROR_* */
 	bool in_flight;			/* taken by the dispatcher */
 	u64 suspended_ns;		/* when suspended, CLOCK_TAI */
 
@@ -209,7 +209,7 @@ struct mtg_tg {
 	u64 slot;			/* table entries consumed */
 	u32 pos;			/* slot mod table_len */
 	bool underrun;			/* in an underrun now */
-	u32 verdict;			/* MTG_TG_* to enter when requeued */
+	u32 verdict;			/* MTG_TG_STATE_* to enter when requeued */
 	u32 verdict_error;
 	u16 ip_id;
 	u64 rate;			/* num << 32 | den; READ_ONCE */

@@ -45,8 +45,8 @@ void mtg_session_stats(struct mtg_session *s, struct mtg_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->session_id = s->id;
 	st->mem_bytes = (u64)s->shm.nr_pages << PAGE_SHIFT;
-	st->flags = (s->shm.pages ? MTG_SESSION_F_ALLOCATED : 0) |
-		    (s->ended ? MTG_SESSION_F_ENDED : 0);
+	st->flags = (s->shm.pages ? MTG_SESSION_FLAGS_ALLOCATED : 0) |
+		    (s->ended ? MTG_SESSION_FLAGS_ENDED : 0);
 	st->ifaces = s->nr_ifaces;
 	st->ifaces_lost = s->ifaces_lost;
 	st->events = s->events;

@@ -35,7 +35,7 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 {
 	unsigned int i;
 
-	if (!d->tg_id || d->flags & ~MTG_TG_F_ALL || d->reserved0 ||
+	if (!d->tg_id || d->flags & ~MTG_TG_FLAGS_MASK || d->reserved0 ||
 	    d->reserved1 ||
 	    d->patt_kind > MTG_PATT_INCR || !d->ttl || !d->dst_port ||
 	    !d->table_len || d->table_offset % sizeof(struct mtg_tt_entry) ||
@@ -44,7 +44,7 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 	for (i = 0; i < ARRAY_SIZE(d->reserved); i++)
 		if (d->reserved[i])
 			return -EINVAL;
-	if (d->flags & MTG_TG_F_STREAM) {
+	if (d->flags & MTG_TG_FLAGS_STREAM) {
 		if (d->ring_offset % SMP_CACHE_BYTES)
 			return -EINVAL;
 	} else if (d->ring_offset) {
@@ -75,7 +75,7 @@ static int mtg_tg_map_table(struct mtg_session *s, struct mtg_tg *tg,
 		return -EINVAL;
 	tg->table = base + d->table_offset;
 	tg->table_len = d->table_len;
-	if (d->flags & MTG_TG_F_STREAM) {
+	if (d->flags & MTG_TG_FLAGS_STREAM) {
 		if (d->ring_offset > r->size ||
 		    sizeof(struct mtg_tt_ring) > r->size - d->ring_offset)
 			return -EINVAL;
@@ -137,7 +137,7 @@ static int mtg_tg_wait_neigh(struct neighbour *n, struct net_device *dev,
  */
 static bool mtg_tg_path_given(const struct mtg_tg_start *d, size_t alen)
 {
-	return d->flags & MTG_TG_F_DST_MAC && memchr_inv(d->src_addr, 0, alen);
+	return d->flags & MTG_TG_FLAGS_DST_MAC && memchr_inv(d->src_addr, 0, alen);
 }
 
 /*
@@ -168,7 +168,7 @@ static int mtg_tg_route4(struct net *net, struct net_device *dev,
 		goto err_put_route;
 	}
 	memcpy(d->src_addr, &fl4.saddr, 4);
-	if (d->flags & MTG_TG_F_DST_MAC)
+	if (d->flags & MTG_TG_FLAGS_DST_MAC)
 		goto err_put_route;
 	n = dst_neigh_lookup(&rt->dst, &fl4.daddr);
 	if (!n) {
@@ -266,7 +266,7 @@ static int mtg_tg_route6(struct net *net, struct net_device *dev,
 		}
 		memcpy(d->src_addr, &fl6.saddr, 16);
 	}
-	if (d->flags & MTG_TG_F_DST_MAC)
+	if (d->flags & MTG_TG_FLAGS_DST_MAC)
 		goto err_put_route;
 	n = dst_neigh_lookup(dst, &fl6.daddr);
 	if (!n) {
@@ -291,7 +291,7 @@ static void mtg_tg_build_template(struct mtg_tg *tg,
 
 	ether_addr_copy(eth->h_dest, d->dst_mac);
 	ether_addr_copy(eth->h_source, tg->dev->dev_addr);
-	if (d->flags & MTG_TG_F_IPV6) {
+	if (d->flags & MTG_TG_FLAGS_IPV6) {
 		struct ipv6hdr *ip6h = (struct ipv6hdr *)(eth + 1);
 
 		eth->h_proto = htons(ETH_P_IPV6);
@@ -353,7 +353,7 @@ static int mtg_tg_hold_dev(struct mtg_tg *tg, struct net *net, int ifindex)
 }
 
 /*
- * MTG_TG_F_RESTART, under RTNL and the session lock: tg takes the place of
+ * MTG_TG_FLAGS_RESTART, under RTNL and the session lock: tg takes the place of
  * the ended TG of its id, going on from its sequence number and counters,
  * and is queued; the old one is let go. On error nothing changed.
  */
@@ -367,8 +367,8 @@ static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
 	lockdep_assert_held(&s->lock);
 	if (!old)
 		return -ENOENT;
-	if (READ_ONCE(old->state) == MTG_TG_RUNNING ||
-	    READ_ONCE(old->state) == MTG_TG_SUSPENDED)
+	if (READ_ONCE(old->state) == MTG_TG_STATE_RUNNING ||
+	    READ_ONCE(old->state) == MTG_TG_STATE_SUSPENDED)
 		return -EBUSY;
 	/* No dispatcher is in it any more: its counters are still. */
 	synchronize_net();
@@ -412,7 +412,7 @@ void mtg_tg_discard(struct mtg_tg *tg)
  */
 int mtg_tg_publish(struct mtg_tg *tg)
 {
-	bool restart = tg->flags & MTG_TG_F_RESTART;
+	bool restart = tg->flags & MTG_TG_FLAGS_RESTART;
 	struct mtg_session *s = tg->s;
 	int err;
 
@@ -474,9 +474,9 @@ struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d)
 	tg->flags = d->flags;
 	tg->patt_kind = d->patt_kind;
 	tg->patt_value = d->patt_value;
-	if (d->flags & MTG_TG_F_KEEP_PAYLOAD)
+	if (d->flags & MTG_TG_FLAGS_KEEP_PAYLOAD)
 		tg->hdr_flags |= MTG_HDR_F_KEEP_PAYLOAD;
-	if (d->flags & MTG_TG_F_KEEP_BITS)
+	if (d->flags & MTG_TG_FLAGS_KEEP_BITS)
 		tg->hdr_flags |= MTG_HDR_F_KEEP_BITS;
 	tg->patt_seed = d->patt_seed;
 	memcpy(tg->nut, d->nut, sizeof(tg->nut));
@@ -487,9 +487,9 @@ struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d)
 	tg->next_ns = d->start_ns;
 	tg->st.next_ns = d->start_ns;
 	tg->rate = (1ULL << 32) | 1;
-	if (d->flags & MTG_TG_F_PRECISE)
+	if (d->flags & MTG_TG_FLAGS_PRECISE)
 		tg->st.lead_ns = MTG_LEAD_START_NS;
-	tg->state = MTG_TG_RUNNING;
+	tg->state = MTG_TG_STATE_RUNNING;
 	RB_CLEAR_NODE(&tg->node);
 	INIT_LIST_HEAD(&tg->precise_node);
 
@@ -516,7 +516,7 @@ struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d)
 	if (err)
 		goto err_put_dev;
 
-	err = d->flags & MTG_TG_F_IPV6 ? mtg_tg_route6(net, tg->dev, d) :
+	err = d->flags & MTG_TG_FLAGS_IPV6 ? mtg_tg_route6(net, tg->dev, d) :
 					 mtg_tg_route4(net, tg->dev, d);
 	if (err)
 		goto err_put_dev;
@@ -551,15 +551,15 @@ static void mtg_tg_put_stopped_devs(struct mtg_session *s)
 
 	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->tgs, id, tg)
-		if (tg->dev && READ_ONCE(tg->state) != MTG_TG_RUNNING &&
-		    READ_ONCE(tg->state) != MTG_TG_SUSPENDED)
+		if (tg->dev && READ_ONCE(tg->state) != MTG_TG_STATE_RUNNING &&
+		    READ_ONCE(tg->state) != MTG_TG_STATE_SUSPENDED)
 			any = true;
 	if (!any)
 		return;
 	synchronize_net();
 	xa_for_each(&s->tgs, id, tg)
-		if (READ_ONCE(tg->state) != MTG_TG_RUNNING &&
-		    READ_ONCE(tg->state) != MTG_TG_SUSPENDED)
+		if (READ_ONCE(tg->state) != MTG_TG_STATE_RUNNING &&
+		    READ_ONCE(tg->state) != MTG_TG_STATE_SUSPENDED)
 			mtg_tg_put_dev(tg);
 }
 
@@ -579,7 +579,7 @@ static int mtg_tg_act(struct mtg_session *s, u32 id,
 
 static int mtg_tg_kill_locked(struct mtg_tg *tg)
 {
-	mtg_cpu_stop(tg, MTG_TG_KILLED, MTG_TG_ERR_NONE);
+	mtg_cpu_stop(tg, MTG_TG_STATE_KILLED, MTG_TG_ERROR_NONE);
 	/* Returns only once no further frame of it can leave. */
 	mtg_tg_put_stopped_devs(tg->s);
 	return 0;
@@ -612,8 +612,8 @@ int mtg_tg_set_rate(struct mtg_session *s, const struct mtg_tg_rate *rate)
 	tg = mtg_tg_find(s, rate->tg_id);
 	if (!tg)
 		err = -ENOENT;
-	else if (READ_ONCE(tg->state) != MTG_TG_RUNNING &&
-		 READ_ONCE(tg->state) != MTG_TG_SUSPENDED)
+	else if (READ_ONCE(tg->state) != MTG_TG_STATE_RUNNING &&
+		 READ_ONCE(tg->state) != MTG_TG_STATE_SUSPENDED)
 		err = -ESRCH;
 	else
 		WRITE_ONCE(tg->rate, (u64)rate->num << 32 | rate->den);
@@ -642,8 +642,8 @@ int mtg_tg_ctrlmsg(struct mtg_session *s, const struct mtg_tg_ctrlmsg *msg)
 		goto out_unlock;
 	}
 	/* The session lock keeps tg->dev: it is let go of under it. */
-	if (!tg->dev || READ_ONCE(tg->state) == MTG_TG_KILLED ||
-	    READ_ONCE(tg->state) == MTG_TG_FAILED) {
+	if (!tg->dev || READ_ONCE(tg->state) == MTG_TG_STATE_KILLED ||
+	    READ_ONCE(tg->state) == MTG_TG_STATE_FAILED) {
 		err = -ESRCH;
 		goto out_unlock;
 	}
@@ -700,7 +700,7 @@ void mtg_tg_stop_all(struct mtg_session *s)
 
 	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->tgs, id, tg)
-		mtg_cpu_stop(tg, MTG_TG_KILLED, MTG_TG_ERR_NONE);
+		mtg_cpu_stop(tg, MTG_TG_STATE_KILLED, MTG_TG_ERROR_NONE);
 	mtg_tg_put_stopped_devs(s);
 }
 
@@ -713,7 +713,7 @@ void mtg_tg_dev_gone(struct mtg_session *s, struct net_device *dev)
 	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->tgs, id, tg)
 		if (tg->dev == dev)
-			mtg_cpu_stop(tg, MTG_TG_FAILED, MTG_TG_ERR_DEV_GONE);
+			mtg_cpu_stop(tg, MTG_TG_STATE_FAILED, MTG_TG_ERROR_DEV_GONE);
 	mtg_tg_put_stopped_devs(s);
 }
 
