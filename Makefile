@@ -13,8 +13,8 @@ VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
-.PHONY: all help deps module tools ctl style check compat test test-host \
-	test-vm test-debug demo bench clean
+.PHONY: all help deps module tools ctl regen style check compat test \
+	test-host test-vm test-debug demo bench clean
 
 all: module tools
 
@@ -29,6 +29,7 @@ help:
 	@echo "make bench        mtg against its peers in one VM boot (bench/report.md)"
 	@echo "make style        checkpatch;  make check: sparse"
 	@echo "make compat       build the module against every installed kernel"
+	@echo "make regen        regenerate the netlink code from its YAML spec"
 	@echo "variables: KDIR=<kernel build dir>, V=1, MTG_VM_TIMEOUT=<s>"
 
 deps:
@@ -41,6 +42,12 @@ tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz ctl
 
 ctl:
 	$(MAKE) -C ctl
+
+# The netlink family's uapi header, policies and ops table, generated from
+# Documentation/netlink/specs/mtg.yaml by the kernel's ynl-gen-c (the
+# kernel's ynl-regen.sh; tests/host/test_netlink_gen.py checks the tree).
+regen:
+	$(ROOT)/scripts/ynl-regen
 
 tests/fuzz/mtg_fuzz: tests/fuzz/mtg_fuzz.c kmod/uapi/mtg.h
 	$(CC) $(CFLAGS) $(WARN) -o $@ $<

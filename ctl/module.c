@@ -441,15 +441,15 @@ const char *mtg_tg_start_hint(int err)
 const char *mtg_tg_state_name(uint32_t state)
 {
 	switch (state) {
-	case MTG_TG_RUNNING:
+	case MTG_TG_STATE_RUNNING:
 		return "running";
-	case MTG_TG_SUSPENDED:
+	case MTG_TG_STATE_SUSPENDED:
 		return "suspended";
-	case MTG_TG_FINISHED:
+	case MTG_TG_STATE_FINISHED:
 		return "finished";
-	case MTG_TG_KILLED:
+	case MTG_TG_STATE_KILLED:
 		return "killed";
-	case MTG_TG_FAILED:
+	case MTG_TG_STATE_FAILED:
 		return "failed";
 	case 0:		/* never given to the module (mtgctl's `time user`) */
 		return "not started";
@@ -460,15 +460,15 @@ const char *mtg_tg_state_name(uint32_t state)
 const char *mtg_tg_error_name(uint32_t error)
 {
 	switch (error) {
-	case MTG_TG_ERR_NONE:
+	case MTG_TG_ERROR_NONE:
 		return NULL;
-	case MTG_TG_ERR_DEV_GONE:
+	case MTG_TG_ERROR_DEV_GONE:
 		return "dev_gone";
-	case MTG_TG_ERR_CPU_OFFLINE:
+	case MTG_TG_ERROR_CPU_OFFLINE:
 		return "cpu_offline";
-	case MTG_TG_ERR_RING:
+	case MTG_TG_ERROR_RING:
 		return "ring";
-	case MTG_TG_ERR_TIME:
+	case MTG_TG_ERROR_TIME:
 		return "time";
 	}
 	return "unknown";
@@ -476,6 +476,6 @@ const char *mtg_tg_error_name(uint32_t error)
 
 int mtg_tg_ended(uint32_t state)
 {
-	return state == MTG_TG_FINISHED || state == MTG_TG_KILLED ||
-	       state == MTG_TG_FAILED;
+	return state == MTG_TG_STATE_FINISHED || state == MTG_TG_STATE_KILLED ||
+	       state == MTG_TG_STATE_FAILED;
 }

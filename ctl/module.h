@@ -72,7 +72,7 @@ int mtg_dev_alloc(struct mtg_dev *d, uint64_t table_bytes,
 /* Listen on an interface (MTG_IFACE_F_RX, and _RX_PASS with pass). */
 int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
 		   bool pass, uint32_t *id);
-/* What became of interface id (MTG_IFACE_ATTACHED or _LOST in state). */
+/* What became of interface id (MTG_IFACE_STATE_ATTACHED or _LOST in state). */
 int mtg_dev_iface_info(struct mtg_dev *d, uint32_t id,
 		       struct mtg_iface_info *info);
 int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id);

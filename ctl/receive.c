@@ -7,7 +7,7 @@
 #include <sys/timex.h>
 #include <sys/utsname.h>
 
-#include "../kmod/uapi/mtg_netlink.h"
+#include "../kmod/uapi/linux/mtg_netlink.h"
 #include "dash.h"
 #include "iface.h"
 #include "json.h"
@@ -502,7 +502,7 @@ static void check_lost(struct listening *ls)
 		struct listen_dev *d = &ls->devs[i];
 
 		if (d->lost || mtg_dev_iface_info(ls->rx.dev, d->id, &info) ||
-		    info.state != MTG_IFACE_LOST)
+		    info.state != MTG_IFACE_STATE_LOST)
 			continue;
 		d->lost = true;
 		d->lost_ns = now;

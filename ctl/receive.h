@@ -36,7 +36,7 @@ struct listen_dev {
 	int netns_fd;		/* -1: ours; only until listening_attach() */
 	uint32_t ifindex;
 	uint32_t id;		/* the session's interface id */
-	bool lost;		/* it went away (MTG_IFACE_LOST) */
+	bool lost;		/* it went away (MTG_IFACE_STATE_LOST) */
 	uint64_t lost_ns;	/* when we saw it gone, CLOCK_TAI */
 };
 

@@ -310,21 +310,21 @@ static void fill_start(const struct run *r, struct run_tg *t)
 	s->tg_id = tg->id;
 	s->run_id = r->run_id;
 	if (tg->dst.family == AF_INET6)
-		s->flags |= MTG_TG_F_IPV6;
+		s->flags |= MTG_TG_FLAGS_IPV6;
 	if (tg->late == IDF_LATE_SKIP)
-		s->flags |= MTG_TG_F_LATE_SKIP;
+		s->flags |= MTG_TG_FLAGS_LATE_SKIP;
 	if (tg->path == IDF_PATH_QDISC)
-		s->flags |= MTG_TG_F_QDISC;
+		s->flags |= MTG_TG_FLAGS_QDISC;
 	if (tg->mode == IDF_MODE_PRECISE)
-		s->flags |= MTG_TG_F_PRECISE;
+		s->flags |= MTG_TG_FLAGS_PRECISE;
 	if (idf_has(tg, IDF_KW_mac)) {
-		s->flags |= MTG_TG_F_DST_MAC;
+		s->flags |= MTG_TG_FLAGS_DST_MAC;
 		memcpy(s->dst_mac, tg->mac, 6);
 	}
 	if (tg->keep & IDF_KEEP_PAYLOAD)
-		s->flags |= MTG_TG_F_KEEP_PAYLOAD;
+		s->flags |= MTG_TG_FLAGS_KEEP_PAYLOAD;
 	if (tg->keep & IDF_KEEP_BITS)
-		s->flags |= MTG_TG_F_KEEP_BITS;
+		s->flags |= MTG_TG_FLAGS_KEEP_BITS;
 	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
 		(uint32_t)t->netns_fd;
 	s->ifindex = t->ifindex;
@@ -332,7 +332,7 @@ static void fill_start(const struct run *r, struct run_tg *t)
 	memcpy(s->src_addr, t->src.addr, alen);
 	memcpy(s->dst_addr, t->dst.addr, alen);
 	if (tg->addr == IDF_ADDR_BROADCAST && !idf_has(tg, IDF_KW_mac)) {
-		s->flags |= MTG_TG_F_DST_MAC;
+		s->flags |= MTG_TG_FLAGS_DST_MAC;
 		memset(s->dst_mac, 0xff, sizeof(s->dst_mac));
 	}
 	s->src_port = idf_src_port(tg);
@@ -355,7 +355,7 @@ static void fill_start(const struct run *r, struct run_tg *t)
 	s->table_len = (uint32_t)t->tt.len;
 	s->table_offset = t->table_offset;
 	if (t->tt.stream) {
-		s->flags |= MTG_TG_F_STREAM;
+		s->flags |= MTG_TG_FLAGS_STREAM;
 		s->ring_offset = t->ring_offset;
 	}
 	/* a duration counts from the TG's start, before any idle or jitter */
@@ -483,7 +483,7 @@ static int start_tg_now(struct run *r, struct run_tg *t)
 	}
 	t->started = true;
 	t->starts++;
-	t->st.state = MTG_TG_RUNNING;
+	t->st.state = MTG_TG_STATE_RUNNING;
 	/* `ctrl` times count from its first start */
 	if (!t->begin)
 		t->begin = t->start.start_ns - t->tt.first_ns;
@@ -511,7 +511,7 @@ static void stream_restart(struct run *r, struct run_tg *t)
 
 /*
  * Start a TG that ended (or was stopped for it) again now, its namespace
- * open: the module's MTG_TG_F_RESTART, which goes on with its sequence
+ * open: the module's MTG_TG_FLAGS_RESTART, which goes on with its sequence
  * numbers and counters; from the start of its table, its count and
  * duration anew. Says why not.
  */
@@ -523,7 +523,7 @@ static int restart_tg_now(struct run *r, struct run_tg *t)
 	int err;
 
 	fill_start(r, t);
-	s->flags |= MTG_TG_F_RESTART;
+	s->flags |= MTG_TG_FLAGS_RESTART;
 	s->start_ns = begin + t->tt.first_ns;
 	s->stop_ns = t->tg->duration ? begin + t->tg->duration : 0;
 	if (t->tt.stream)
@@ -537,7 +537,7 @@ static int restart_tg_now(struct run *r, struct run_tg *t)
 		return err;
 	}
 	t->starts++;
-	t->st.state = MTG_TG_RUNNING;
+	t->st.state = MTG_TG_STATE_RUNNING;
 	t->rate_factor = 1.0;
 	return 0;
 }
@@ -656,7 +656,7 @@ static void tg_failed(struct run *r, struct run_tg *t, uint64_t now)
 {
 	FILE *f = events_out(r);
 
-	if (t->st.error != MTG_TG_ERR_DEV_GONE || !t->tg->netns[0] ||
+	if (t->st.error != MTG_TG_ERROR_DEV_GONE || !t->tg->netns[0] ||
 	    !netns_cache_deleted(&r->ns, t->tg->netns))
 		return;
 	t->netns_deleted = true;
@@ -690,7 +690,7 @@ static int poll_all(struct run *r)
 			       t->tg->id, strerror(-err));
 			return err;
 		}
-		if (was != MTG_TG_FAILED && t->st.state == MTG_TG_FAILED)
+		if (was != MTG_TG_STATE_FAILED && t->st.state == MTG_TG_STATE_FAILED)
 			tg_failed(r, t, now_tai());
 		if (!mtg_tg_ended(t->st.state))
 			all = false;
@@ -702,7 +702,7 @@ static void progress(const struct run *r, uint64_t now)
 {
 	unsigned long long elapsed = now > r->t0 ? now - r->t0 : 0;
 	unsigned long long sent = 0, errors = 0, received = 0, gaps = 0;
-	unsigned long long counts[MTG_TG_FAILED + 1] = { 0 };
+	unsigned long long counts[MTG_TG_STATE_FAILED + 1] = { 0 };
 	size_t i;
 
 	printf("%4llu.%01llus", elapsed / 1000000000ULL,
@@ -730,7 +730,7 @@ static void progress(const struct run *r, uint64_t now)
 
 			sent += st->sent;
 			errors += st->tx_errors;
-			if (st->state <= MTG_TG_FAILED)
+			if (st->state <= MTG_TG_STATE_FAILED)
 				counts[st->state]++;
 			if (m) {
 				received += m->received;
@@ -738,9 +738,9 @@ static void progress(const struct run *r, uint64_t now)
 			}
 		}
 		printf(" %zu TGs: %llu running, %llu finished, %llu killed, %llu failed; %llu sent, %llu tx_errors",
-		       r->ntgs, counts[MTG_TG_RUNNING] + counts[MTG_TG_SUSPENDED],
-		       counts[MTG_TG_FINISHED], counts[MTG_TG_KILLED],
-		       counts[MTG_TG_FAILED], sent, errors);
+		       r->ntgs, counts[MTG_TG_STATE_RUNNING] + counts[MTG_TG_STATE_SUSPENDED],
+		       counts[MTG_TG_STATE_FINISHED], counts[MTG_TG_STATE_KILLED],
+		       counts[MTG_TG_STATE_FAILED], sent, errors);
 		if (r->listening)
 			printf(", %llu received, %llu lost", received, gaps);
 		printf("\n");
@@ -759,13 +759,13 @@ static const char *row_state(const struct run_tg *t, uint64_t now)
 	if (!t->started)
 		return "waiting";
 	switch (t->st.state) {
-	case MTG_TG_RUNNING:
+	case MTG_TG_STATE_RUNNING:
 		return now < t->start.start_ns ? "waiting" : "running";
-	case MTG_TG_SUSPENDED:
+	case MTG_TG_STATE_SUSPENDED:
 		return "suspended";
-	case MTG_TG_FINISHED:
+	case MTG_TG_STATE_FINISHED:
 		return "done";
-	case MTG_TG_KILLED:
+	case MTG_TG_STATE_KILLED:
 		return "killed";
 	default:
 		return "error";
@@ -941,7 +941,7 @@ static bool ctrl_pending(const struct run *r)
 		const struct run_tg *t = &r->tgs[i];
 
 		if (t->started && t->ctrl_next < t->nctrl &&
-		    t->st.state != MTG_TG_KILLED && t->st.state != MTG_TG_FAILED)
+		    t->st.state != MTG_TG_STATE_KILLED && t->st.state != MTG_TG_STATE_FAILED)
 			return true;
 	}
 	return false;
@@ -988,7 +988,7 @@ static void start_now(struct run *r, struct run_tg *t, FILE *f)
 		return;
 	}
 	switch (t->st.state) {
-	case MTG_TG_SUSPENDED:
+	case MTG_TG_STATE_SUSPENDED:
 		err = mtg_dev_tg_resume(&r->dev, t->tg->id);
 		if (err)
 			fprintf(f, "TG %u: resume refused: %s\n", t->tg->id,
@@ -996,7 +996,7 @@ static void start_now(struct run *r, struct run_tg *t, FILE *f)
 		else
 			fprintf(f, "TG %u resumed\n", t->tg->id);
 		return;
-	case MTG_TG_RUNNING:
+	case MTG_TG_STATE_RUNNING:
 		if (now >= t->start.start_ns || t->st.next_seq) {
 			fprintf(f, "TG %u is running already\n", t->tg->id);
 			return;
@@ -1015,7 +1015,7 @@ static void start_now(struct run *r, struct run_tg *t, FILE *f)
 			fprintf(f, "TG %u started now, before its start time\n",
 				t->tg->id);
 		} else {
-			t->st.state = MTG_TG_KILLED;
+			t->st.state = MTG_TG_STATE_KILLED;
 		}
 		return;
 	default:
@@ -1338,7 +1338,7 @@ static int outcome(const struct run *r)
 	for (i = 0; i < r->ntgs; i++) {
 		const struct mtg_tg_stats *st = &r->tgs[i].st;
 
-		if (st->state != MTG_TG_FINISHED || st->tx_errors ||
+		if (st->state != MTG_TG_STATE_FINISHED || st->tx_errors ||
 		    st->bad_entries || st->underruns || r->tgs[i].ctrl_unsent)
 			return EXIT_COUNTED;
 	}

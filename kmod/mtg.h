@@ -23,6 +23,7 @@
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
@@ -55,7 +56,7 @@ struct mtg_shm {
 /* A network device held for a session. */
 struct mtg_iface {
 	u32 id;				/* index in mtg_session.ifaces */
-	u32 state;			/* MTG_IFACE_* */
+	u32 state;			/* MTG_IFACE_STATE_* */
 	u32 flags;			/* MTG_IFACE_F_* */
 	int ifindex;
 	u64 netns_cookie;
@@ -172,10 +173,11 @@ struct mtg_tg {
 	struct mtg_cpu *cpu;
 	u32 id;
 	u32 run_id;
-	u32 flags;			/* MTG_TG_F_* */
+	u32 flags;			/* MTG_TG_FLAGS_* */
 	struct net_device *dev;		/* held; NULL once let go */
 	netdevice_tracker dev_tracker;
 	int ifindex;
+	u64 netns_cookie;		/* of the device's namespace */
 	u8 tmpl[MTG_TG_TMPL_MAX];	/* Ethernet, IP and UDP headers */
 	unsigned int tmpl_len;		/* bytes */
 	u8 patt_kind;			/* MTG_PATT_* */
@@ -197,8 +199,8 @@ struct mtg_tg {
 	struct rb_node node;		/* in cpu->queue, or cleared */
 	u64 key;			/* when the timer must fire, ns */
 	struct list_head precise_node;	/* in cpu->precise, or empty */
-	u32 state;			/* MTG_TG_* */
-	u32 error;			/* MTG_TG_ERR_* */
+	u32 state;			/* MTG_TG_STATE_* */
+	u32 error;			/* MTG_TG_ERROR_* */
 	bool in_flight;			/* taken by the dispatcher */
 	u64 suspended_ns;		/* when suspended, CLOCK_TAI */
 
@@ -207,7 +209,7 @@ struct mtg_tg {
 	u64 slot;			/* table entries consumed */
 	u32 pos;			/* slot mod table_len */
 	bool underrun;			/* in an underrun now */
-	u32 verdict;			/* MTG_TG_* to enter when requeued */
+	u32 verdict;			/* MTG_TG_STATE_* to enter when requeued */
 	u32 verdict_error;
 	u16 ip_id;
 	u64 rate;			/* num << 32 | den; READ_ONCE */
@@ -218,6 +220,12 @@ struct mtg_tg {
 	atomic_long_t pending;		/* BIT(MTG_TG_EV_*) */
 	atomic64_t events;		/* notifications owed or sent */
 };
+
+/* Every timestamp of the ABI: CLOCK_TAI, nanoseconds. */
+static inline u64 mtg_now(void)
+{
+	return ktime_get_clocktai_ns();
+}
 
 /* mtg_main.c */
 void mtg_session_stats(struct mtg_session *s, struct mtg_stats *st);
@@ -240,7 +248,9 @@ int mtg_iface_init(void);
 void mtg_iface_exit(void);
 
 /* mtg_tg.c */
-int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg);
+struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d);
+int mtg_tg_publish(struct mtg_tg *tg);
+void mtg_tg_discard(struct mtg_tg *tg);
 int mtg_tg_kill(struct mtg_session *s, u32 id);
 int mtg_tg_suspend(struct mtg_session *s, u32 id);
 int mtg_tg_resume(struct mtg_session *s, u32 id);
@@ -254,7 +264,6 @@ void mtg_tg_free_all(struct mtg_session *s);
 void mtg_tg_event_work(struct work_struct *work);
 
 /* mtg_dispatch.c */
-u64 mtg_now(void);
 void mtg_cpu_enqueue(struct mtg_cpu *c, struct mtg_tg *tg);
 bool mtg_cpu_stop(struct mtg_tg *tg, u32 state, u32 error);
 int mtg_cpu_start(struct mtg_tg *tg);
@@ -299,7 +308,6 @@ int mtg_rx_keep_offsets(struct mtg_session *s, struct mtg_keep_offsets *off);
 struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 			     u8 hdr_flags, const void *data);
 int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp);
-u32 mtg_lat_bucket(u64 ns);
 
 /* mtg_netlink.c */
 int mtg_netlink_init(void);

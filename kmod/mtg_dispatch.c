@@ -24,7 +24,7 @@
  * dispatcher runs with bottom halves off, an RCU read-side section, so a
  * TG that was stopped can be let go of after synchronize_rcu().
  *
- * A CPU going offline fails its TGs (MTG_TG_ERR_CPU_OFFLINE); a TG cannot be
+ * A CPU going offline fails its TGs (MTG_TG_ERROR_CPU_OFFLINE); a TG cannot be
  * started on an offline CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -47,12 +47,6 @@
 
 static DEFINE_PER_CPU(struct mtg_cpu, mtg_cpus);
 static enum cpuhp_state mtg_cpuhp_state;
-
-/* Every timestamp of the ABI: CLOCK_TAI, nanoseconds. */
-u64 mtg_now(void)
-{
-	return ktime_get_clocktai_ns();
-}
 
 struct mtg_cpu *mtg_cpu_get(unsigned int cpu)
 {
@@ -146,7 +140,7 @@ static void mtg_cpu_arm(struct mtg_cpu *c)
 
 static u64 mtg_tg_key(const struct mtg_tg *tg)
 {
-	if (tg->flags & MTG_TG_F_PRECISE)
+	if (tg->flags & MTG_TG_FLAGS_PRECISE)
 		return tg->next_ns - min(tg->st.lead_ns, tg->next_ns);
 	return tg->next_ns;
 }
@@ -194,11 +188,11 @@ bool mtg_cpu_stop(struct mtg_tg *tg, u32 state, u32 error)
 	bool stopped = false;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (tg->state == MTG_TG_RUNNING || tg->state == MTG_TG_SUSPENDED) {
+	if (tg->state == MTG_TG_STATE_RUNNING || tg->state == MTG_TG_STATE_SUSPENDED) {
 		tg->state = state;
 		tg->error = error;
 		mtg_cpu_remove(c, tg);
-		if (state == MTG_TG_FAILED)
+		if (state == MTG_TG_STATE_FAILED)
 			mtg_tg_raise(tg, MTG_TG_EV_ERROR);
 		stopped = true;
 	}
@@ -214,11 +208,11 @@ int mtg_cpu_suspend(struct mtg_tg *tg)
 	int err = 0;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (tg->state == MTG_TG_RUNNING) {
-		tg->state = MTG_TG_SUSPENDED;
+	if (tg->state == MTG_TG_STATE_RUNNING) {
+		tg->state = MTG_TG_STATE_SUSPENDED;
 		tg->suspended_ns = mtg_now();
 		mtg_cpu_remove(c, tg);
-	} else if (tg->state != MTG_TG_SUSPENDED) {
+	} else if (tg->state != MTG_TG_STATE_SUSPENDED) {
 		err = -ESRCH;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -236,8 +230,8 @@ int mtg_cpu_resume(struct mtg_tg *tg)
 	int err = 0;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (tg->state == MTG_TG_SUSPENDED) {
-		tg->state = MTG_TG_RUNNING;
+	if (tg->state == MTG_TG_STATE_SUSPENDED) {
+		tg->state = MTG_TG_STATE_RUNNING;
 		/* In flight: the dispatcher never saw the suspension. */
 		if (!tg->in_flight && RB_EMPTY_NODE(&tg->node)) {
 			tg->next_ns += mtg_now() - tg->suspended_ns;
@@ -245,12 +239,12 @@ int mtg_cpu_resume(struct mtg_tg *tg)
 			if (c->online) {
 				mtg_cpu_enqueue(c, tg);
 			} else {
-				tg->state = MTG_TG_FAILED;
-				tg->error = MTG_TG_ERR_CPU_OFFLINE;
+				tg->state = MTG_TG_STATE_FAILED;
+				tg->error = MTG_TG_ERROR_CPU_OFFLINE;
 				mtg_tg_raise(tg, MTG_TG_EV_ERROR);
 			}
 		}
-	} else if (tg->state != MTG_TG_RUNNING) {
+	} else if (tg->state != MTG_TG_STATE_RUNNING) {
 		err = -ESRCH;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -264,15 +258,15 @@ static void mtg_cpu_requeue(struct mtg_cpu *c, struct mtg_tg *tg)
 
 	spin_lock_irqsave(&c->lock, flags);
 	tg->in_flight = false;
-	if (tg->state == MTG_TG_RUNNING) {
+	if (tg->state == MTG_TG_STATE_RUNNING) {
 		if (!c->online) {
-			tg->verdict = MTG_TG_FAILED;
-			tg->verdict_error = MTG_TG_ERR_CPU_OFFLINE;
+			tg->verdict = MTG_TG_STATE_FAILED;
+			tg->verdict_error = MTG_TG_ERROR_CPU_OFFLINE;
 		}
-		if (tg->verdict != MTG_TG_RUNNING) {
+		if (tg->verdict != MTG_TG_STATE_RUNNING) {
 			tg->state = tg->verdict;
 			tg->error = tg->verdict_error;
-			mtg_tg_raise(tg, tg->state == MTG_TG_FAILED ?
+			mtg_tg_raise(tg, tg->state == MTG_TG_STATE_FAILED ?
 					 MTG_TG_EV_ERROR : MTG_TG_EV_FINISHED);
 		} else {
 			tg->key = mtg_tg_key(tg);
@@ -330,6 +324,19 @@ static u64 mtg_tg_scale(const struct mtg_tg *tg, u64 gap)
 	return mul_u64_u32_div(gap, den, num);
 }
 
+/* The bucket of a lateness, as the uapi header defines it. */
+static u32 mtg_lat_bucket(u64 ns)
+{
+	unsigned int e;
+
+	if (ns < 8)
+		return ns;
+	if (ns >= BIT_ULL(48))
+		return MTG_LAT_BUCKETS - 1;
+	e = fls64(ns) - 1;
+	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
+}
+
 static void mtg_tg_account(struct mtg_tg *tg, u32 len, u64 sched, u64 stamp)
 {
 	struct mtg_tg_stats *st = &tg->st;
@@ -385,7 +392,7 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 
 		if ((tg->stop_count && tg->st.next_seq >= tg->stop_count) ||
 		    (tg->stop_ns && tg->next_ns >= tg->stop_ns)) {
-			mtg_tg_end(tg, MTG_TG_FINISHED, MTG_TG_ERR_NONE);
+			mtg_tg_end(tg, MTG_TG_STATE_FINISHED, MTG_TG_ERROR_NONE);
 			break;
 		}
 		if (tg->next_ns > now)
@@ -402,7 +409,7 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 			break;
 		}
 		if (err) {
-			mtg_tg_end(tg, MTG_TG_FAILED, MTG_TG_ERR_RING);
+			mtg_tg_end(tg, MTG_TG_STATE_FAILED, MTG_TG_ERROR_RING);
 			break;
 		}
 		tg->underrun = false;
@@ -411,7 +418,7 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 		sched = tg->next_ns;
 		if (check_add_overflow(sched, mtg_tg_scale(tg, e.gap_ns), &next) ||
 		    next > KTIME_MAX) {
-			mtg_tg_end(tg, MTG_TG_FAILED, MTG_TG_ERR_TIME);
+			mtg_tg_end(tg, MTG_TG_STATE_FAILED, MTG_TG_ERROR_TIME);
 			break;
 		}
 		tg->next_ns = next;
@@ -421,7 +428,7 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 			mtg_tg_raise(tg, MTG_TG_EV_ERROR);
 			continue;
 		}
-		if ((tg->flags & MTG_TG_F_LATE_SKIP) && next <= now) {
+		if ((tg->flags & MTG_TG_FLAGS_LATE_SKIP) && next <= now) {
 			tg->st.skipped_late++;
 			continue;
 		}
@@ -454,7 +461,7 @@ static struct mtg_tg *mtg_cpu_pop_due(struct mtg_cpu *c, u64 now)
 		return NULL;
 	mtg_cpu_remove(c, tg);
 	tg->in_flight = true;
-	tg->verdict = MTG_TG_RUNNING;
+	tg->verdict = MTG_TG_STATE_RUNNING;
 	return tg;
 }
 
@@ -487,7 +494,7 @@ static enum hrtimer_restart mtg_cpu_timer(struct hrtimer *timer)
 			spin_unlock_irqrestore(&c->lock, flags);
 			return HRTIMER_NORESTART;
 		}
-		if (tg->flags & MTG_TG_F_PRECISE) {
+		if (tg->flags & MTG_TG_FLAGS_PRECISE) {
 			list_add_tail(&tg->precise_node, &c->precise);
 			thread = c->thread;
 			spin_unlock_irqrestore(&c->lock, flags);
@@ -563,7 +570,7 @@ static int mtg_cpu_thread(void *data)
 
 		/* Keeps tg alive: stopping waits for a grace period. */
 		rcu_read_lock();
-		if (!(tg->flags & MTG_TG_F_PRECISE) || mtg_tg_wait_precise(tg)) {
+		if (!(tg->flags & MTG_TG_FLAGS_PRECISE) || mtg_tg_wait_precise(tg)) {
 			local_bh_disable();
 			mtg_tg_dispatch(tg, &budget);
 			local_bh_enable();
@@ -605,8 +612,8 @@ static int mtg_cpu_offline(unsigned int cpu)
 	       (tg = list_first_entry_or_null(&c->precise, struct mtg_tg,
 					      precise_node))) {
 		mtg_cpu_remove(c, tg);
-		tg->state = MTG_TG_FAILED;
-		tg->error = MTG_TG_ERR_CPU_OFFLINE;
+		tg->state = MTG_TG_STATE_FAILED;
+		tg->error = MTG_TG_ERROR_CPU_OFFLINE;
 		mtg_tg_raise(tg, MTG_TG_EV_ERROR);
 	}
 	t = c->thread;

@@ -16,7 +16,7 @@
 #include <net/net_namespace.h>
 
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 /* The namespace named by an fd, or the caller's; a reference to put. */
 struct net *mtg_get_net(u32 netns_fd)
@@ -86,7 +86,7 @@ int mtg_iface_add(struct mtg_session *s, struct mtg_iface_add *req)
 		err = err == -EBUSY ? -ENOSPC : err;
 		goto err_unlock_session;
 	}
-	iface->state = MTG_IFACE_ATTACHED;
+	iface->state = MTG_IFACE_STATE_ATTACHED;
 	iface->flags = req->flags;
 	iface->ifindex = dev->ifindex;
 	iface->netns_cookie = net->net_cookie;
@@ -183,7 +183,7 @@ static void mtg_session_dev_gone(struct mtg_session *s, struct net_device *dev)
 		if (iface->dev != dev)
 			continue;
 		mtg_iface_drop_dev(s, iface);
-		iface->state = MTG_IFACE_LOST;
+		iface->state = MTG_IFACE_STATE_LOST;
 		s->ifaces_lost++;
 		mtg_notify_iface(s, iface, MTG_CMD_IFACE_LOST_NTF);
 		mtg_session_changed(s);

@@ -20,7 +20,7 @@
 #include <net/genetlink.h>
 
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 unsigned int mtg_max_session_mb = 256;
 module_param_named(max_session_mb, mtg_max_session_mb, uint, 0444);
@@ -45,8 +45,8 @@ void mtg_session_stats(struct mtg_session *s, struct mtg_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->session_id = s->id;
 	st->mem_bytes = (u64)s->shm.nr_pages << PAGE_SHIFT;
-	st->flags = (s->shm.pages ? MTG_SESSION_F_ALLOCATED : 0) |
-		    (s->ended ? MTG_SESSION_F_ENDED : 0);
+	st->flags = (s->shm.pages ? MTG_SESSION_FLAGS_ALLOCATED : 0) |
+		    (s->ended ? MTG_SESSION_FLAGS_ENDED : 0);
 	st->ifaces = s->nr_ifaces;
 	st->ifaces_lost = s->ifaces_lost;
 	st->events = s->events;
@@ -288,6 +288,24 @@ static int mtg_ioc_iface_info(struct mtg_session *s, void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static int mtg_ioc_tg_start(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_tg_start d;
+	struct mtg_tg *tg;
+
+	if (copy_from_user(&d, arg, sizeof(d)))
+		return -EFAULT;
+	tg = mtg_tg_prepare(s, &d);
+	if (IS_ERR(tg))
+		return PTR_ERR(tg);
+	/* The caller learns the addresses used before anything starts. */
+	if (copy_to_user(arg, &d, sizeof(d))) {
+		mtg_tg_discard(tg);
+		return -EFAULT;
+	}
+	return mtg_tg_publish(tg);
+}
+
 static int mtg_ioc_tg_id(struct mtg_session *s, void __user *arg,
 			 int (*op)(struct mtg_session *s, u32 id))
 {
@@ -400,7 +418,7 @@ static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MTG_IOC_IFACE_INFO:
 		return mtg_ioc_iface_info(s, uarg);
 	case MTG_IOC_TG_START:
-		return mtg_tg_start(s, uarg);
+		return mtg_ioc_tg_start(s, uarg);
 	case MTG_IOC_TG_KILL:
 		return mtg_ioc_tg_id(s, uarg, mtg_tg_kill);
 	case MTG_IOC_TG_SUSPEND:

@@ -12,26 +12,17 @@
 
 #include "compat.h"
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
+
+/*
+ * The policies, the ops table and the multicast groups, generated from the
+ * spec (scripts/ynl-regen). The family struct is written here: ynl-gen-c
+ * writes it only for families of the plain genetlink level, and its table
+ * of groups is static, so it is compiled in this unit that uses it.
+ */
+#include "mtg_nl_gen.c"
 
 static struct genl_family mtg_genl_family;
-
-enum mtg_mcgrp {
-	MTG_MCGRP_EVENTS_ID,
-};
-
-static const struct genl_multicast_group mtg_mcgrps[] = {
-	[MTG_MCGRP_EVENTS_ID] = { .name = MTG_MCGRP_EVENTS },
-};
-
-static const struct nla_policy mtg_session_id_policy[MTG_A_SESSION_MAX + 1] = {
-	[MTG_A_SESSION_ID] = { .type = NLA_U64 },
-};
-
-static const struct nla_policy mtg_tg_get_policy[MTG_A_TG_MAX + 1] = {
-	[MTG_A_TG_SESSION_ID] = { .type = NLA_U64 },
-	[MTG_A_TG_ID] = { .type = NLA_U32 },
-};
 
 static int mtg_fill_iface(struct sk_buff *skb, const struct mtg_iface *iface)
 {
@@ -108,7 +99,7 @@ static struct mtg_session *mtg_find_session(struct net *net, u64 id)
 	return NULL;
 }
 
-static int mtg_nl_session_get_doit(struct sk_buff *skb, struct genl_info *info)
+int mtg_nl_session_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mtg_session *s;
 	struct sk_buff *msg;
@@ -142,8 +133,7 @@ static int mtg_nl_session_get_doit(struct sk_buff *skb, struct genl_info *info)
 }
 
 /* cb->args[0]: id of the last session dumped (ids rise along the list). */
-static int mtg_nl_session_get_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
+int mtg_nl_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct net *net = sock_net(skb->sk);
 	struct mtg_session *s;
@@ -239,7 +229,7 @@ out_free:
 	return err;
 }
 
-static int mtg_nl_tg_get_doit(struct sk_buff *skb, struct genl_info *info)
+int mtg_nl_tg_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mtg_session *s;
 	struct sk_buff *msg;
@@ -284,8 +274,7 @@ static int mtg_nl_tg_get_doit(struct sk_buff *skb, struct genl_info *info)
  * cb->args[0]: session being dumped, [1]: last TG id dumped in it + 1,
  * [2]: session filter + 1 (0: all).
  */
-static int mtg_nl_tg_get_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
+int mtg_nl_tg_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr *const *attrs = mtg_genl_dump_attrs(cb);
 	struct net *net = sock_net(skb->sk);
@@ -330,7 +319,7 @@ static int mtg_nl_tg_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-static int mtg_nl_session_end_doit(struct sk_buff *skb, struct genl_info *info)
+int mtg_nl_session_end_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mtg_session *s;
 
@@ -351,41 +340,17 @@ static int mtg_nl_session_end_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static const struct genl_ops mtg_genl_ops[] = {
-	{
-		.cmd = MTG_CMD_SESSION_GET,
-		.doit = mtg_nl_session_get_doit,
-		.dumpit = mtg_nl_session_get_dumpit,
-		.policy = mtg_session_id_policy,
-		.maxattr = MTG_A_SESSION_ID,
-	},
-	{
-		.cmd = MTG_CMD_SESSION_END,
-		.doit = mtg_nl_session_end_doit,
-		.policy = mtg_session_id_policy,
-		.maxattr = MTG_A_SESSION_ID,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd = MTG_CMD_TG_GET,
-		.doit = mtg_nl_tg_get_doit,
-		.dumpit = mtg_nl_tg_get_dumpit,
-		.policy = mtg_tg_get_policy,
-		.maxattr = MTG_A_TG_ID,
-	},
-};
-
 static struct genl_family mtg_genl_family __ro_after_init = {
 	.name = MTG_FAMILY_NAME,
 	.version = MTG_FAMILY_VERSION,
 	.netnsok = true,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.ops = mtg_genl_ops,
-	.n_ops = ARRAY_SIZE(mtg_genl_ops),
+	.ops = mtg_nl_ops,
+	.n_ops = ARRAY_SIZE(mtg_nl_ops),
 	.resv_start_op = MTG_CMD_SESSION_END + 1,
-	.mcgrps = mtg_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(mtg_mcgrps),
+	.mcgrps = mtg_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(mtg_nl_mcgrps),
 };
 
 static void mtg_notify(struct mtg_session *s, struct sk_buff *msg)
@@ -394,7 +359,7 @@ static void mtg_notify(struct mtg_session *s, struct sk_buff *msg)
 	mtg_session_changed(s);
 	/* ESRCH only says nobody listens: not a failure. */
 	genlmsg_multicast_netns(&mtg_genl_family, s->net, msg, 0,
-				MTG_MCGRP_EVENTS_ID, GFP_KERNEL);
+				MTG_NLGRP_EVENTS, GFP_KERNEL);
 }
 
 /* A message for the events group, or NULL when nobody listens. */
@@ -402,7 +367,7 @@ static struct sk_buff *mtg_event_new(struct mtg_session *s)
 {
 	lockdep_assert_held(&s->lock);
 	if (!s->net || !genl_has_listeners(&mtg_genl_family, s->net,
-					   MTG_MCGRP_EVENTS_ID))
+					   MTG_NLGRP_EVENTS))
 		return NULL;
 	return genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 }

@@ -51,7 +51,7 @@
 
 #include "compat.h"
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 #define MTG_RX_DATA_PROD	0
 #define MTG_RX_CTRL_PROD	64

@@ -25,7 +25,7 @@
 #include <net/route.h>
 
 #include "mtg.h"
-#include "uapi/mtg_netlink.h"
+#include "uapi/linux/mtg_netlink.h"
 
 #define MTG_NEIGH_WAIT_MS	2000
 #define MTG_LEAD_START_NS	(100 * NSEC_PER_USEC)
@@ -35,7 +35,7 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 {
 	unsigned int i;
 
-	if (!d->tg_id || d->flags & ~MTG_TG_F_ALL || d->reserved0 ||
+	if (!d->tg_id || d->flags & ~MTG_TG_FLAGS_MASK || d->reserved0 ||
 	    d->reserved1 ||
 	    d->patt_kind > MTG_PATT_INCR || !d->ttl || !d->dst_port ||
 	    !d->table_len || d->table_offset % sizeof(struct mtg_tt_entry) ||
@@ -44,7 +44,7 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 	for (i = 0; i < ARRAY_SIZE(d->reserved); i++)
 		if (d->reserved[i])
 			return -EINVAL;
-	if (d->flags & MTG_TG_F_STREAM) {
+	if (d->flags & MTG_TG_FLAGS_STREAM) {
 		if (d->ring_offset % SMP_CACHE_BYTES)
 			return -EINVAL;
 	} else if (d->ring_offset) {
@@ -75,7 +75,7 @@ static int mtg_tg_map_table(struct mtg_session *s, struct mtg_tg *tg,
 		return -EINVAL;
 	tg->table = base + d->table_offset;
 	tg->table_len = d->table_len;
-	if (d->flags & MTG_TG_F_STREAM) {
+	if (d->flags & MTG_TG_FLAGS_STREAM) {
 		if (d->ring_offset > r->size ||
 		    sizeof(struct mtg_tt_ring) > r->size - d->ring_offset)
 			return -EINVAL;
@@ -137,7 +137,7 @@ static int mtg_tg_wait_neigh(struct neighbour *n, struct net_device *dev,
  */
 static bool mtg_tg_path_given(const struct mtg_tg_start *d, size_t alen)
 {
-	return d->flags & MTG_TG_F_DST_MAC && memchr_inv(d->src_addr, 0, alen);
+	return d->flags & MTG_TG_FLAGS_DST_MAC && memchr_inv(d->src_addr, 0, alen);
 }
 
 /*
@@ -168,7 +168,7 @@ static int mtg_tg_route4(struct net *net, struct net_device *dev,
 		goto err_put_route;
 	}
 	memcpy(d->src_addr, &fl4.saddr, 4);
-	if (d->flags & MTG_TG_F_DST_MAC)
+	if (d->flags & MTG_TG_FLAGS_DST_MAC)
 		goto err_put_route;
 	n = dst_neigh_lookup(&rt->dst, &fl4.daddr);
 	if (!n) {
@@ -266,7 +266,7 @@ static int mtg_tg_route6(struct net *net, struct net_device *dev,
 		}
 		memcpy(d->src_addr, &fl6.saddr, 16);
 	}
-	if (d->flags & MTG_TG_F_DST_MAC)
+	if (d->flags & MTG_TG_FLAGS_DST_MAC)
 		goto err_put_route;
 	n = dst_neigh_lookup(dst, &fl6.daddr);
 	if (!n) {
@@ -291,7 +291,7 @@ static void mtg_tg_build_template(struct mtg_tg *tg,
 
 	ether_addr_copy(eth->h_dest, d->dst_mac);
 	ether_addr_copy(eth->h_source, tg->dev->dev_addr);
-	if (d->flags & MTG_TG_F_IPV6) {
+	if (d->flags & MTG_TG_FLAGS_IPV6) {
 		struct ipv6hdr *ip6h = (struct ipv6hdr *)(eth + 1);
 
 		eth->h_proto = htons(ETH_P_IPV6);
@@ -353,7 +353,7 @@ static int mtg_tg_hold_dev(struct mtg_tg *tg, struct net *net, int ifindex)
 }
 
 /*
- * MTG_TG_F_RESTART, under RTNL and the session lock: tg takes the place of
+ * MTG_TG_FLAGS_RESTART, under RTNL and the session lock: tg takes the place of
  * the ended TG of its id, going on from its sequence number and counters,
  * and is queued; the old one is let go. On error nothing changed.
  */
@@ -367,8 +367,8 @@ static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
 	lockdep_assert_held(&s->lock);
 	if (!old)
 		return -ENOENT;
-	if (READ_ONCE(old->state) == MTG_TG_RUNNING ||
-	    READ_ONCE(old->state) == MTG_TG_SUSPENDED)
+	if (READ_ONCE(old->state) == MTG_TG_STATE_RUNNING ||
+	    READ_ONCE(old->state) == MTG_TG_STATE_SUSPENDED)
 		return -EBUSY;
 	/* No dispatcher is in it any more: its counters are still. */
 	synchronize_net();
@@ -398,14 +398,22 @@ static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
 	return 0;
 }
 
-/*
- * Make the TG visible and queue it. Under RTNL: the device is still
- * registered in its namespace, and the netdevice notifier will see the TG.
- */
-static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
-			  struct net *net)
+/* A prepared TG that will not start: nothing of it is left. */
+void mtg_tg_discard(struct mtg_tg *tg)
 {
-	bool restart = tg->flags & MTG_TG_F_RESTART;
+	mtg_tg_put_dev(tg);
+	kfree(tg);
+}
+
+/*
+ * Make a prepared TG visible and queue it; on error it is discarded. Under
+ * RTNL: the device is still registered in the namespace it was found in,
+ * and the netdevice notifier will see the TG.
+ */
+int mtg_tg_publish(struct mtg_tg *tg)
+{
+	bool restart = tg->flags & MTG_TG_FLAGS_RESTART;
+	struct mtg_session *s = tg->s;
 	int err;
 
 	rtnl_lock();
@@ -413,7 +421,7 @@ static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
 	if (s->ended)
 		err = -ESHUTDOWN;
 	else if (tg->dev->reg_state != NETREG_REGISTERED ||
-		 !net_eq(dev_net(tg->dev), net))
+		 dev_net(tg->dev)->net_cookie != tg->netns_cookie)
 		err = -ENODEV;
 	else if (!restart && s->nr_tgs >= mtg_max_tgs)
 		err = -ENOSPC;
@@ -436,52 +444,56 @@ static int mtg_tg_publish(struct mtg_session *s, struct mtg_tg *tg,
 		mtg_session_changed(s);
 	mutex_unlock(&s->lock);
 	rtnl_unlock();
+	if (err)
+		mtg_tg_discard(tg);
 	return err;
 }
 
-int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
+/*
+ * A TG for descriptor d, checked against everything it needs (device,
+ * timetable, route, neighbour) but not visible yet; d gets the addresses
+ * it will use. mtg_tg_publish() starts it, mtg_tg_discard() lets it go.
+ */
+struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d)
 {
-	struct mtg_tg_start d;
 	struct mtg_tg *tg;
 	struct net *net;
 	int err;
 
-	if (copy_from_user(&d, arg, sizeof(d)))
-		return -EFAULT;
-	err = mtg_tg_check(&d);
+	err = mtg_tg_check(d);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 
 	tg = kzalloc(sizeof(*tg), GFP_KERNEL_ACCOUNT);
 	if (!tg)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	tg->s = s;
-	tg->cpu = mtg_cpu_get(d.cpu);
-	tg->id = d.tg_id;
-	tg->run_id = d.run_id;
-	tg->flags = d.flags;
-	tg->patt_kind = d.patt_kind;
-	tg->patt_value = d.patt_value;
-	if (d.flags & MTG_TG_F_KEEP_PAYLOAD)
+	tg->cpu = mtg_cpu_get(d->cpu);
+	tg->id = d->tg_id;
+	tg->run_id = d->run_id;
+	tg->flags = d->flags;
+	tg->patt_kind = d->patt_kind;
+	tg->patt_value = d->patt_value;
+	if (d->flags & MTG_TG_FLAGS_KEEP_PAYLOAD)
 		tg->hdr_flags |= MTG_HDR_F_KEEP_PAYLOAD;
-	if (d.flags & MTG_TG_F_KEEP_BITS)
+	if (d->flags & MTG_TG_FLAGS_KEEP_BITS)
 		tg->hdr_flags |= MTG_HDR_F_KEEP_BITS;
-	tg->patt_seed = d.patt_seed;
-	memcpy(tg->nut, d.nut, sizeof(tg->nut));
-	tg->start_ns = d.start_ns;
-	tg->stop_count = d.stop_count;
-	tg->stop_ns = d.stop_ns;
-	tg->late_threshold_ns = d.late_threshold_ns;
-	tg->next_ns = d.start_ns;
-	tg->st.next_ns = d.start_ns;
+	tg->patt_seed = d->patt_seed;
+	memcpy(tg->nut, d->nut, sizeof(tg->nut));
+	tg->start_ns = d->start_ns;
+	tg->stop_count = d->stop_count;
+	tg->stop_ns = d->stop_ns;
+	tg->late_threshold_ns = d->late_threshold_ns;
+	tg->next_ns = d->start_ns;
+	tg->st.next_ns = d->start_ns;
 	tg->rate = (1ULL << 32) | 1;
-	if (d.flags & MTG_TG_F_PRECISE)
+	if (d->flags & MTG_TG_FLAGS_PRECISE)
 		tg->st.lead_ns = MTG_LEAD_START_NS;
-	tg->state = MTG_TG_RUNNING;
+	tg->state = MTG_TG_STATE_RUNNING;
 	RB_CLEAR_NODE(&tg->node);
 	INIT_LIST_HEAD(&tg->precise_node);
 
-	net = mtg_get_net(d.netns_fd);
+	net = mtg_get_net(d->netns_fd);
 	if (IS_ERR(net)) {
 		err = PTR_ERR(net);
 		goto err_free_tg;
@@ -490,38 +502,30 @@ int mtg_tg_start(struct mtg_session *s, struct mtg_tg_start __user *arg)
 		err = -EPERM;
 		goto err_put_net;
 	}
-	err = mtg_tg_hold_dev(tg, net, d.ifindex);
+	err = mtg_tg_hold_dev(tg, net, d->ifindex);
 	if (err)
 		goto err_put_net;
 	/* Sizes the headers, so the table's lengths can be checked. */
-	mtg_tg_build_template(tg, &d);
+	mtg_tg_build_template(tg, d);
 
 	mutex_lock(&s->lock);
-	err = s->ended ? -ESHUTDOWN : mtg_tg_map_table(s, tg, &d);
+	err = s->ended ? -ESHUTDOWN : mtg_tg_map_table(s, tg, d);
 	mutex_unlock(&s->lock);
 	if (!err)
 		err = mtg_tg_check_table(tg);
 	if (err)
 		goto err_put_dev;
 
-	err = d.flags & MTG_TG_F_IPV6 ? mtg_tg_route6(net, tg->dev, &d) :
-					mtg_tg_route4(net, tg->dev, &d);
+	err = d->flags & MTG_TG_FLAGS_IPV6 ? mtg_tg_route6(net, tg->dev, d) :
+					 mtg_tg_route4(net, tg->dev, d);
 	if (err)
 		goto err_put_dev;
-	mtg_tg_build_template(tg, &d);
-	d.reserved0 = 0;
-	memcpy(&tg->desc, &d, sizeof(d));
-
-	/* The caller learns the addresses used before anything starts. */
-	if (copy_to_user(arg, &d, sizeof(d))) {
-		err = -EFAULT;
-		goto err_put_dev;
-	}
-	err = mtg_tg_publish(s, tg, net);
-	if (err)
-		goto err_put_dev;
+	mtg_tg_build_template(tg, d);
+	d->reserved0 = 0;
+	memcpy(&tg->desc, d, sizeof(*d));
+	tg->netns_cookie = net->net_cookie;
 	put_net(net);
-	return 0;
+	return tg;
 
 err_put_dev:
 	mtg_tg_put_dev(tg);
@@ -529,7 +533,7 @@ err_put_net:
 	put_net(net);
 err_free_tg:
 	kfree(tg);
-	return err;
+	return ERR_PTR(err);
 }
 
 static struct mtg_tg *mtg_tg_find(struct mtg_session *s, u32 id)
@@ -547,58 +551,53 @@ static void mtg_tg_put_stopped_devs(struct mtg_session *s)
 
 	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->tgs, id, tg)
-		if (tg->dev && READ_ONCE(tg->state) != MTG_TG_RUNNING &&
-		    READ_ONCE(tg->state) != MTG_TG_SUSPENDED)
+		if (tg->dev && READ_ONCE(tg->state) != MTG_TG_STATE_RUNNING &&
+		    READ_ONCE(tg->state) != MTG_TG_STATE_SUSPENDED)
 			any = true;
 	if (!any)
 		return;
 	synchronize_net();
 	xa_for_each(&s->tgs, id, tg)
-		if (READ_ONCE(tg->state) != MTG_TG_RUNNING &&
-		    READ_ONCE(tg->state) != MTG_TG_SUSPENDED)
+		if (READ_ONCE(tg->state) != MTG_TG_STATE_RUNNING &&
+		    READ_ONCE(tg->state) != MTG_TG_STATE_SUSPENDED)
 			mtg_tg_put_dev(tg);
+}
+
+/* Under the session lock, act on the TG of this id (ENOENT: none). */
+static int mtg_tg_act(struct mtg_session *s, u32 id,
+		      int (*act)(struct mtg_tg *tg))
+{
+	struct mtg_tg *tg;
+	int err;
+
+	mutex_lock(&s->lock);
+	tg = mtg_tg_find(s, id);
+	err = tg ? act(tg) : -ENOENT;
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+static int mtg_tg_kill_locked(struct mtg_tg *tg)
+{
+	mtg_cpu_stop(tg, MTG_TG_STATE_KILLED, MTG_TG_ERROR_NONE);
+	/* Returns only once no further frame of it can leave. */
+	mtg_tg_put_stopped_devs(tg->s);
+	return 0;
 }
 
 int mtg_tg_kill(struct mtg_session *s, u32 id)
 {
-	struct mtg_tg *tg;
-	int err = 0;
-
-	mutex_lock(&s->lock);
-	tg = mtg_tg_find(s, id);
-	if (tg) {
-		mtg_cpu_stop(tg, MTG_TG_KILLED, MTG_TG_ERR_NONE);
-		/* Returns only once no further frame of it can leave. */
-		mtg_tg_put_stopped_devs(s);
-	} else {
-		err = -ENOENT;
-	}
-	mutex_unlock(&s->lock);
-	return err;
+	return mtg_tg_act(s, id, mtg_tg_kill_locked);
 }
 
 int mtg_tg_suspend(struct mtg_session *s, u32 id)
 {
-	struct mtg_tg *tg;
-	int err;
-
-	mutex_lock(&s->lock);
-	tg = mtg_tg_find(s, id);
-	err = tg ? mtg_cpu_suspend(tg) : -ENOENT;
-	mutex_unlock(&s->lock);
-	return err;
+	return mtg_tg_act(s, id, mtg_cpu_suspend);
 }
 
 int mtg_tg_resume(struct mtg_session *s, u32 id)
 {
-	struct mtg_tg *tg;
-	int err;
-
-	mutex_lock(&s->lock);
-	tg = mtg_tg_find(s, id);
-	err = tg ? mtg_cpu_resume(tg) : -ENOENT;
-	mutex_unlock(&s->lock);
-	return err;
+	return mtg_tg_act(s, id, mtg_cpu_resume);
 }
 
 int mtg_tg_set_rate(struct mtg_session *s, const struct mtg_tg_rate *rate)
@@ -613,8 +612,8 @@ int mtg_tg_set_rate(struct mtg_session *s, const struct mtg_tg_rate *rate)
 	tg = mtg_tg_find(s, rate->tg_id);
 	if (!tg)
 		err = -ENOENT;
-	else if (READ_ONCE(tg->state) != MTG_TG_RUNNING &&
-		 READ_ONCE(tg->state) != MTG_TG_SUSPENDED)
+	else if (READ_ONCE(tg->state) != MTG_TG_STATE_RUNNING &&
+		 READ_ONCE(tg->state) != MTG_TG_STATE_SUSPENDED)
 		err = -ESRCH;
 	else
 		WRITE_ONCE(tg->rate, (u64)rate->num << 32 | rate->den);
@@ -643,8 +642,8 @@ int mtg_tg_ctrlmsg(struct mtg_session *s, const struct mtg_tg_ctrlmsg *msg)
 		goto out_unlock;
 	}
 	/* The session lock keeps tg->dev: it is let go of under it. */
-	if (!tg->dev || READ_ONCE(tg->state) == MTG_TG_KILLED ||
-	    READ_ONCE(tg->state) == MTG_TG_FAILED) {
+	if (!tg->dev || READ_ONCE(tg->state) == MTG_TG_STATE_KILLED ||
+	    READ_ONCE(tg->state) == MTG_TG_STATE_FAILED) {
 		err = -ESRCH;
 		goto out_unlock;
 	}
@@ -701,7 +700,7 @@ void mtg_tg_stop_all(struct mtg_session *s)
 
 	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->tgs, id, tg)
-		mtg_cpu_stop(tg, MTG_TG_KILLED, MTG_TG_ERR_NONE);
+		mtg_cpu_stop(tg, MTG_TG_STATE_KILLED, MTG_TG_ERROR_NONE);
 	mtg_tg_put_stopped_devs(s);
 }
 
@@ -714,7 +713,7 @@ void mtg_tg_dev_gone(struct mtg_session *s, struct net_device *dev)
 	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->tgs, id, tg)
 		if (tg->dev == dev)
-			mtg_cpu_stop(tg, MTG_TG_FAILED, MTG_TG_ERR_DEV_GONE);
+			mtg_cpu_stop(tg, MTG_TG_STATE_FAILED, MTG_TG_ERROR_DEV_GONE);
 	mtg_tg_put_stopped_devs(s);
 }
 

@@ -23,19 +23,6 @@
 
 #include "mtg.h"
 
-/* The bucket of a lateness, as the uapi header defines it. */
-u32 mtg_lat_bucket(u64 ns)
-{
-	unsigned int e;
-
-	if (ns < 8)
-		return ns;
-	if (ns >= BIT_ULL(48))
-		return MTG_LAT_BUCKETS - 1;
-	e = fls64(ns) - 1;
-	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
-}
-
 /*
  * A frame of len bytes (L2, no FCS) for departure sched with sequence
  * number seq. Control messages (MTG_HDR_F_CTRL) carry data as payload.
@@ -68,7 +55,7 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	uh = udp_hdr(skb);
 	uh->len = htons(l4_len);
 
-	if (tg->flags & MTG_TG_F_IPV6) {
+	if (tg->flags & MTG_TG_FLAGS_IPV6) {
 		ipv6_hdr(skb)->payload_len = htons(l4_len);
 	} else {
 		struct iphdr *iph = ip_hdr(skb);
@@ -108,7 +95,7 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	}
 
 	csum = csum_partial(uh, l4_len, 0);
-	if (tg->flags & MTG_TG_F_IPV6)
+	if (tg->flags & MTG_TG_FLAGS_IPV6)
 		uh->check = csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
 					    &ipv6_hdr(skb)->daddr, l4_len,
 					    IPPROTO_UDP, csum);
@@ -152,7 +139,7 @@ int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp)
 	struct netdev_queue *txq;
 	int ret;
 
-	if (tg->flags & MTG_TG_F_QDISC) {
+	if (tg->flags & MTG_TG_FLAGS_QDISC) {
 		*stamp = mtg_now();
 		mtg_tx_stamp(skb, *stamp);
 		return dev_queue_xmit(skb) == NET_XMIT_SUCCESS ? 0 : -EIO;

@@ -32,9 +32,15 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
+/*
+ * What the ioctls share with the generic netlink family "mtg": the states
+ * and flags of sessions, interfaces and TGs (MTG_SESSION_FLAGS_*,
+ * MTG_IFACE_STATE_*, MTG_TG_STATE_*, MTG_TG_ERROR_*, MTG_TG_FLAGS_*),
+ * generated from Documentation/netlink/specs/mtg.yaml.
+ */
+#include "linux/mtg_netlink.h"
+
 #define MTG_DEVICE_PATH		"/dev/mtg"
-#define MTG_GENL_NAME		"mtg"	/* generic netlink family */
-#define MTG_GENL_VERSION	1
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
 #define MTG_ABI_MINOR		4	/* new commands */
@@ -100,15 +106,11 @@ struct mtg_mmap_offsets {
 	struct mtg_region region[MTG_REGION_MAX];	/* by MTG_REGION_* */
 };
 
-/* Session state bits in mtg_stats.flags. */
-#define MTG_SESSION_F_ALLOCATED	(1U << 0)	/* MTG_IOC_ALLOC done */
-#define MTG_SESSION_F_ENDED	(1U << 1)	/* owner gone or ended by admin */
-
 /* MTG_IOC_STATS: the session's counters; also kept in struct mtg_status. */
 struct mtg_stats {
 	__u64 session_id;	/* unique while the module is loaded */
 	__u64 mem_bytes;	/* shared memory allocated, bytes */
-	__u32 flags;		/* MTG_SESSION_F_* */
+	__u32 flags;		/* MTG_SESSION_FLAGS_* */
 	__u32 ifaces;		/* interfaces held now */
 	__u32 ifaces_lost;	/* interfaces that went away while held */
 	__u32 reserved;		/* out: zero */
@@ -151,13 +153,10 @@ struct mtg_iface_add {
 	__u32 id;		/* out: the session's handle, >= 1 */
 };
 
-#define MTG_IFACE_ATTACHED	1	/* held */
-#define MTG_IFACE_LOST		2	/* went away; id kept until deleted */
-
 /* MTG_IOC_IFACE_INFO: what became of an interface. */
 struct mtg_iface_info {
 	__u32 id;		/* in: handle from MTG_IOC_IFACE_ADD */
-	__u32 state;		/* out: MTG_IFACE_* */
+	__u32 state;		/* out: MTG_IFACE_STATE_* */
 	__u32 ifindex;		/* out: as given */
 	__u32 reserved;		/* in and out: zero */
 	__u64 netns_cookie;	/* out: the namespace's cookie (SO_NETNS_COOKIE) */
@@ -182,7 +181,7 @@ struct mtg_iface_info {
  *	departure(k + 1) = departure(k) + gap_ns of entry (k mod table_len)
  *
  * (gaps scaled by MTG_IOC_TG_SET_RATE), with the length of entry k. In
- * streaming mode (MTG_TG_F_STREAM) entry k is valid only once the ring's
+ * streaming mode (MTG_TG_FLAGS_STREAM) entry k is valid only once the ring's
  * producer count is above k: the controller refills the table ahead of the
  * kernel, and a table found empty when a packet is due is an underrun
  * (counted, reported, retried) rather than a repeat.
@@ -190,7 +189,7 @@ struct mtg_iface_info {
  * The kernel reads each entry once, checks it and never trusts it: an entry
  * with a bad length or a non-zero reserved field is skipped and counted in
  * bad_entries; a ring whose producer count is not within table_len entries
- * ahead of the consumer fails the TG (MTG_TG_ERR_RING).
+ * ahead of the consumer fails the TG (MTG_TG_ERROR_RING).
  */
 struct mtg_tt_entry {
 	__u64 gap_ns;		/* to the next packet's departure, nanoseconds */
@@ -206,25 +205,6 @@ struct mtg_tt_ring {
 	__u8 pad1[56];
 };
 
-#define MTG_TG_F_IPV6		(1U << 0)	/* IPv6, else IPv4 */
-#define MTG_TG_F_STREAM		(1U << 1)	/* streaming table, ring_offset */
-#define MTG_TG_F_LATE_SKIP	(1U << 2)	/* skip late slots, else catch up */
-#define MTG_TG_F_QDISC		(1U << 3)	/* through the qdisc layer */
-#define MTG_TG_F_PRECISE	(1U << 4)	/* early timer, then spin */
-#define MTG_TG_F_DST_MAC	(1U << 5)	/* dst_mac given, not resolved */
-#define MTG_TG_F_RESTART	(1U << 6)	/* replaces the ended TG tg_id,
-						 * going on with its sequence
-						 * numbers and counters (ABI 1.4)
-						 */
-#define MTG_TG_F_KEEP_PAYLOAD	(1U << 7)	/* receivers keep the payloads
-						 * (MTG_HDR_F_KEEP_PAYLOAD)
-						 */
-#define MTG_TG_F_KEEP_BITS	(1U << 8)	/* receivers keep the wrong
-						 * bits' positions
-						 * (MTG_HDR_F_KEEP_BITS)
-						 */
-#define MTG_TG_F_ALL		0x1ffU
-
 /* Payload patterns (mtg_tg_start.patt_kind and mtg_hdr.patt_kind). */
 #define MTG_PATT_FIXED		0	/* every byte patt_value */
 #define MTG_PATT_RANDOM		1	/* xorshift32 stream from patt_seed */
@@ -235,11 +215,11 @@ struct mtg_tt_ring {
  * MTG_IOC_TG_START: start a TG. Everything is checked before anything
  * starts; on error nothing is left behind. The destination MAC is resolved
  * through the neighbour table of the interface's namespace (ARP or ND, up to
- * two seconds' wait) unless MTG_TG_F_DST_MAC gives it; either way it is
+ * two seconds' wait) unless MTG_TG_FLAGS_DST_MAC gives it; either way it is
  * returned in dst_mac. A table entry longer than the MTU plus the Ethernet
  * header gives EMSGSIZE; one shorter than the headers, EINVAL.
  *
- * With MTG_TG_F_RESTART, tg_id names a TG of the session that has ended
+ * With MTG_TG_FLAGS_RESTART, tg_id names a TG of the session that has ended
  * (finished, killed or failed; ENOENT if none, EBUSY if it runs): the new
  * one takes its place from table entry 0, its first packet's sequence
  * number the old one's next_seq, its counters going on from the old one's
@@ -248,7 +228,7 @@ struct mtg_tt_ring {
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
 	__u32 run_id;		/* on the wire: tells this run's packets apart */
-	__u32 flags;		/* MTG_TG_F_* */
+	__u32 flags;		/* MTG_TG_FLAGS_* */
 	__u32 netns_fd;		/* namespace of ifindex, or MTG_NETNS_CURRENT */
 	__u32 ifindex;		/* an Ethernet device, up */
 	__u32 cpu;		/* online CPU that sends */
@@ -260,15 +240,16 @@ struct mtg_tg_start {
 	__u16 dst_port;		/* UDP, host order, nonzero */
 	__u8 tos;		/* IPv4 TOS or IPv6 traffic class */
 	__u8 ttl;		/* TTL or hop limit, 1..255 */
-	__u8 dst_mac[6];	/* in with MTG_TG_F_DST_MAC; out: used */
+	__u8 dst_mac[6];	/* in with MTG_TG_FLAGS_DST_MAC; out: used */
 	__u8 patt_kind;		/* MTG_PATT_FIXED, _RANDOM or _INCR */
 	__u8 patt_value;	/* FIXED: the byte; INCR: the first byte */
 	__u16 reserved0;	/* must be 0 */
 	__u32 patt_seed;	/* RANDOM: the TG's seed */
 	__u32 table_len;	/* entries, >= 1 */
 	__u64 table_offset;	/* bytes into the tables region, multiple of 16 */
-	__u64 ring_offset;	/* MTG_TG_F_STREAM: struct mtg_tt_ring, multiple
-				 * of 64, in the tables region; else 0
+	__u64 ring_offset;	/* MTG_TG_FLAGS_STREAM: struct mtg_tt_ring,
+				 * multiple of 64, in the tables region;
+				 * else 0
 				 */
 	__u64 start_ns;		/* first departure, CLOCK_TAI; in the past: ETIME;
 				 * at most 2^63 - 1 (EINVAL), as stop_ns
@@ -304,20 +285,6 @@ struct mtg_tg_ctrlmsg {
 	__u64 data;		/* user pointer */
 };
 
-/* TG states (mtg_tg_stats.state). */
-#define MTG_TG_RUNNING		1	/* waiting for its start, or sending */
-#define MTG_TG_SUSPENDED	2
-#define MTG_TG_FINISHED		3	/* stop condition met */
-#define MTG_TG_KILLED		4
-#define MTG_TG_FAILED		5	/* see mtg_tg_stats.error */
-
-/* Why a TG failed (mtg_tg_stats.error). */
-#define MTG_TG_ERR_NONE		0
-#define MTG_TG_ERR_DEV_GONE	1	/* interface unregistered or moved */
-#define MTG_TG_ERR_CPU_OFFLINE	2	/* its CPU went offline */
-#define MTG_TG_ERR_RING		3	/* producer count out of range */
-#define MTG_TG_ERR_TIME		4	/* departure beyond 2^63 - 1 ns */
-
 /*
  * Lateness (TX stamp minus scheduled departure, ns) histogram: values below
  * 8 have a bucket each; above, every power of two [2^e, 2^(e+1)) is split
@@ -334,13 +301,13 @@ struct mtg_tg_ctrlmsg {
 /* MTG_IOC_TG_STATS: a TG's state and counters. Counters never go back. */
 struct mtg_tg_stats {
 	__u32 tg_id;		/* in */
-	__u32 state;		/* MTG_TG_* */
-	__u32 error;		/* MTG_TG_ERR_* */
+	__u32 state;		/* MTG_TG_STATE_* */
+	__u32 error;		/* MTG_TG_ERROR_* */
 	__u32 cpu;
 	__u64 sent;		/* packets handed to the driver or qdisc */
 	__u64 bytes;		/* their L2 bytes without FCS */
 	__u64 tx_errors;	/* refused by driver or qdisc, or no memory */
-	__u64 skipped_late;	/* slots skipped by MTG_TG_F_LATE_SKIP */
+	__u64 skipped_late;	/* slots skipped by MTG_TG_FLAGS_LATE_SKIP */
 	__u64 bad_entries;	/* table entries refused */
 	__u64 underruns;	/* streaming: table empty when a packet was due */
 	__u64 late_packets;	/* lateness above late_threshold_ns */
@@ -493,8 +460,8 @@ struct mtg_ctrl_rec {
 	__u64 seq;		/* MSG: its sequence number */
 	__u64 tx_ns;		/* MSG: its TX stamp */
 	__u32 events;		/* TG_EVENT: MTG_TG_EVENT_* */
-	__u32 state;		/* TG_EVENT: MTG_TG_* */
-	__u32 error;		/* TG_EVENT: MTG_TG_ERR_* */
+	__u32 state;		/* TG_EVENT: MTG_TG_STATE_* */
+	__u32 error;		/* TG_EVENT: MTG_TG_ERROR_* */
 	__u16 iface;		/* MSG: the interface id */
 	__u16 flags;		/* MSG: MTG_RX_F_* */
 	__u64 count;		/* RX_DROPS: ring_drops */

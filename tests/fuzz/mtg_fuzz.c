@@ -337,9 +337,9 @@ static void pick_tg_start(struct mtg_tg_start *d)
 
 	d->tg_id = pick_tg_id();
 	d->run_id = (uint32_t)rnd();
-	d->flags = (uint32_t)rnd_below(MTG_TG_F_ALL + 1) & ~MTG_TG_F_IPV6;
+	d->flags = (uint32_t)rnd_below(MTG_TG_FLAGS_MASK + 1) & ~MTG_TG_FLAGS_IPV6;
 	if (rnd_below(4))
-		d->flags |= MTG_TG_F_DST_MAC;
+		d->flags |= MTG_TG_FLAGS_DST_MAC;
 	if (!rnd_below(16))
 		d->flags = (uint32_t)rnd();
 	d->netns_fd = MTG_NETNS_CURRENT;
@@ -354,7 +354,7 @@ static void pick_tg_start(struct mtg_tg_start *d)
 	d->patt_seed = (uint32_t)rnd();
 	d->table_offset = 16 * rnd_below(rnd_below(8) ? 4 : 1000);
 	d->table_len = rnd_below(8) ? 8 : (uint32_t)rnd_below(1U << 31);
-	d->ring_offset = d->flags & MTG_TG_F_STREAM ? 1024 : 0;
+	d->ring_offset = d->flags & MTG_TG_FLAGS_STREAM ? 1024 : 0;
 	if (!rnd_below(16))
 		d->ring_offset = rnd_size();
 	d->start_ns = rnd_below(16) ? now + rnd_below(50000000) : rnd();

@@ -77,6 +77,6 @@ def test_header_stands_alone(tmp_path, compiler):
     if not shutil.which(compiler):
         pytest.skip(f"no {compiler}")
     src = tmp_path / ("t.c" if compiler == "cc" else "t.cc")
-    src.write_text('#include "mtg.h"\n#include "mtg_netlink.h"\nint main(void) { return 0; }\n')
+    src.write_text('#include "mtg.h"\n#include "linux/mtg_netlink.h"\nint main(void) { return 0; }\n')
     subprocess.run([compiler, "-Wall", "-Wextra", "-Werror", "-pedantic",
                     f"-I{ROOT}/kmod/uapi", "-o", tmp_path / "t", src], check=True)

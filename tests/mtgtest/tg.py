@@ -20,7 +20,7 @@ RUN_NS = 2 * S           # traffic per run, short: everything is slow here
 TABLE_BYTES = 1 << 20
 MIN_LEN = {4: 14 + 20 + 8 + abi.HDR_LEN, 6: 14 + 40 + 8 + abi.HDR_LEN}
 MAX_LEN = 1500 + 14      # veth and virtio_net MTU 1500, L2 without FCS
-ENDED = (abi.TG_FINISHED, abi.TG_KILLED, abi.TG_FAILED)
+ENDED = (abi.TG_STATE_FINISHED, abi.TG_STATE_KILLED, abi.TG_STATE_FAILED)
 BUDGET = 64              # MTG_CPU_BUDGET (kmod/mtg_dispatch.c): slots a pass
 
 _subnets = itertools.count(1)
@@ -121,11 +121,11 @@ class TgSession:
             fields.update(table_offset=stream.table_offset,
                           table_len=stream.table_len,
                           ring_offset=stream.ring_offset)
-            kw["flags"] = kw.get("flags", 0) | abi.TG_F_STREAM
+            kw["flags"] = kw.get("flags", 0) | abi.TG_FLAGS_STREAM
         else:
             fields.update(table_offset=table[0], table_len=table[1])
         kw["flags"] = kw.get("flags", 0) | \
-            (abi.TG_F_IPV6 if link.family == 6 else 0)
+            (abi.TG_FLAGS_IPV6 if link.family == 6 else 0)
         fields.update(kw)
         return self.s.tg_start(**fields)
 

@@ -10,11 +10,15 @@ import pathlib
 import sys
 import time
 
+import yaml
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "Documentation/netlink/specs/mtg.yaml"
 YNL = pathlib.Path(os.environ.get(
     "MTG_CACHE", pathlib.Path.home() / ".cache/mtg")) / "ynl"
-SCHEMA = YNL / "Documentation/netlink/genetlink.yaml"
+# The schema of the spec's level (its protocol: genetlink-legacy).
+SCHEMA = YNL / "Documentation/netlink" / (
+    yaml.safe_load(SPEC.read_text())["protocol"] + ".yaml")
 CLI = YNL / "tools/net/ynl/cli.py"
 
 

@@ -23,7 +23,7 @@ def test_add_info_del(session, veth):
     iface = session.iface_add(ifindex(a))
     assert iface >= 1
     info = session.iface_info(iface)
-    assert info.state == abi.IFACE_ATTACHED and info.ifindex == ifindex(a)
+    assert info.state == abi.IFACE_STATE_ATTACHED and info.ifindex == ifindex(a)
     assert bytes(info.name).rstrip(b"\0").decode() == a
     assert info.netns_cookie != 0
     st = session.stats()
@@ -86,7 +86,7 @@ def test_device_in_another_namespace(session, netns, veth):
 def wait_lost(session, iface, seconds=30):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if session.iface_info(iface).state == abi.IFACE_LOST:
+        if session.iface_info(iface).state == abi.IFACE_STATE_LOST:
             return
         time.sleep(0.05)
     pytest.fail("the session never reported the interface lost")

@@ -42,7 +42,7 @@ def test_unknown_commands_are_enotty(session):
 ])
 def test_alloc_rejects_reserved_fields(session, fields):
     assert abi.errno_of(session.alloc, PAGE, **fields) == errno.EINVAL
-    assert not session.stats().flags & abi.SESSION_F_ALLOCATED
+    assert not session.stats().flags & abi.SESSION_FLAGS_ALLOCATED
 
 
 @pytest.mark.parametrize("records", [
@@ -53,7 +53,7 @@ def test_alloc_rejects_bad_ring_sizes(session, records):
     """rx_records: a power of two within the limits, else EINVAL."""
     assert abi.errno_of(session.alloc, PAGE, rx_records=records) == \
         errno.EINVAL
-    assert not session.stats().flags & abi.SESSION_F_ALLOCATED
+    assert not session.stats().flags & abi.SESSION_FLAGS_ALLOCATED
 
 
 def test_alloc_ring_beyond_the_cap(session):
@@ -122,7 +122,7 @@ def test_alloc_once_and_layout(session):
     assert tables.offset % PAGE == 0 and status.offset % PAGE == 0
     assert all(regions[i].size == 0 for i in range(2, abi.REGION_MAX))
     st = session.stats()
-    assert st.mem_bytes == 12 * PAGE and st.flags == abi.SESSION_F_ALLOCATED
+    assert st.mem_bytes == 12 * PAGE and st.flags == abi.SESSION_FLAGS_ALLOCATED
 
 
 def test_largest_allowed_alloc(session):

@@ -29,7 +29,7 @@ def test_many_sessions_at_once(mtg):
                 s.alloc(4096)
         ids = {s.stats().session_id for s in sessions}
         assert len(ids) == 500
-        allocated = [s.stats().flags & abi.SESSION_F_ALLOCATED for s in sessions]
+        allocated = [s.stats().flags & abi.SESSION_FLAGS_ALLOCATED for s in sessions]
         assert sum(1 for a in allocated if a) == 50
     finally:
         for s in sessions:
@@ -115,7 +115,7 @@ if pid == 0:
     time.sleep(0.2)
     st = s.stats()
     maps = open('/proc/self/maps').read()
-    print('ended', bool(st.flags & abi.SESSION_F_ENDED))
+    print('ended', bool(st.flags & abi.SESSION_FLAGS_ENDED))
     print('ifaces', st.ifaces)
     print('mapped', '/dev/mtg' in maps)
     print('add', errno.errorcode.get(abi.errno_of(s.iface_add, ifx), 'OK'))

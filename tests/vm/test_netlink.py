@@ -69,7 +69,7 @@ def test_admin_ends_a_session(nl, veth):
         sid = s.stats().session_id
         nl.do("session-end", {"id": sid})
         st = s.stats()
-        assert st.flags & abi.SESSION_F_ENDED and st.ifaces == 0
+        assert st.flags & abi.SESSION_FLAGS_ENDED and st.ifaces == 0
         assert abi.errno_of(s.iface_add, ifindex(a)) == errno.ESHUTDOWN
         assert set(sessions(nl)[sid]["flags"]) == {"allocated", "ended"}
         run("ip", "link", "del", a, timeout=30)
@@ -95,7 +95,7 @@ def test_session_end_needs_cap_net_admin(nl):
                   '"$1" "$2"',
                   sys.executable, END_WITHOUT_CAP, str(sid))
         assert res.stdout.strip() == "-1", res.stdout + res.stderr  # EPERM
-        assert not s.stats().flags & abi.SESSION_F_ENDED
+        assert not s.stats().flags & abi.SESSION_FLAGS_ENDED
 
 
 def test_events(nl, veth):

@@ -121,7 +121,7 @@ def recorded_run(sess, link, iface, count=500):
         sess.start(link, 1, run_id, tai_ns() + LEAD_NS,
                    entries=[(MS, 300), (2 * MS, 1400), (MS, 777)],
                    stop_count=count, tos=0x28, ttl=33)
-        assert sess.wait(1).state == abi.TG_FINISHED
+        assert sess.wait(1).state == abi.TG_STATE_FINISHED
         recs = read_until(sess.rx.data, count)
     assert cap.lossless, cap.stderr
     assert [f for f in cap.frames if f.mtg is None] == [], \
@@ -141,7 +141,7 @@ def recorded_run(sess, link, iface, count=500):
     ctrl = ctrl_until(sess, lambda c: c.type == abi.CTRL_TG_EVENT)
     ev = [c for c in ctrl if c.type == abi.CTRL_TG_EVENT]
     assert [(c.tg_id, c.state, c.error) for c in ev] == \
-        [(1, abi.TG_FINISHED, abi.TG_ERR_NONE)]
+        [(1, abi.TG_STATE_FINISHED, abi.TG_ERROR_NONE)]
     assert ev[0].events & 8     # MTG_TG_EVENT_FINISHED
     return recs
 
@@ -357,7 +357,7 @@ def test_two_cpus_receive_at_once(make_link, rxs):
             sess.start(link, tg_id, run_id, start, entries=[(200_000, 300)],
                        stop_count=n, cpu=cpu, dst_port=9000 + tg_id)
         for tg_id in (1, 2):
-            assert sess.wait(tg_id).state == abi.TG_FINISHED
+            assert sess.wait(tg_id).state == abi.TG_STATE_FINISHED
         recs = read_until(sess.rx.data, 2 * n)
     assert cap.lossless, cap.stderr
     frames = {(f.mtg.tg_id, f.mtg.seq): f for f in cap.frames if f.mtg}
@@ -597,7 +597,7 @@ def test_listening_interface_goes_away(make_link, rxs, how):
     while os.path.exists(f"/sys/class/net/{link.a}"):
         assert time.monotonic() - started < 30, "the link never went away"
         time.sleep(0.05)
-    while sess.s.iface_info(iface).state != abi.IFACE_LOST:
+    while sess.s.iface_info(iface).state != abi.IFACE_STATE_LOST:
         assert time.monotonic() - started < 30, "the interface is not lost"
         time.sleep(0.05)
     assert sess.s.stats().ifaces_lost == 1

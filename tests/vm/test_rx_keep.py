@@ -11,7 +11,7 @@ counts (the record says KEEP_LOST), never overwrites what was not
 handed back, fills its end with a PAD rather than cut an entry; consumer
 counts that make no sense (unaligned, backwards, ahead of the producer)
 are ignored and counted. The allocation refuses bad sizes. A TG's
-MTG_TG_F_KEEP_* flags put the request in its packets' headers."""
+MTG_TG_FLAGS_KEEP_* flags put the request in its packets' headers."""
 
 import ctypes
 import errno
@@ -77,7 +77,7 @@ def test_alloc_refuses_bad_keep_sizes(mtg):
         with abi.Session() as s:
             assert abi.errno_of(s.alloc, PAGE, **fields) == errno.EINVAL, \
                 fields
-            assert not s.stats().flags & abi.SESSION_F_ALLOCATED
+            assert not s.stats().flags & abi.SESSION_FLAGS_ALLOCATED
     with abi.Session() as s:        # 16 Mi records and 256 MiB: the cap
         assert abi.errno_of(s.alloc, 0, rx_records=abi.RX_RECORDS_MAX // 2,
                             keep_bytes=abi.KEEP_BYTES_MAX) == errno.E2BIG
@@ -244,7 +244,7 @@ def test_bad_consumer_counts_are_ignored(make_link, keeps):
 
 
 def test_tg_flags_ask_receivers_to_keep(make_link, mtg):
-    """MTG_TG_F_KEEP_*: the TG's packets carry the request, its control
+    """MTG_TG_FLAGS_KEEP_*: the TG's packets carry the request, its control
     messages do not."""
     link = make_link(4)
     sess = TgSession(rx_records=1024, keep_bytes=1 << 20)
@@ -253,9 +253,9 @@ def test_tg_flags_ask_receivers_to_keep(make_link, mtg):
         run_id = new_run_id()
         sess.start(link, 1, run_id, tai_ns() + LEAD_NS,
                    entries=[(MS, 300)], stop_count=20,
-                   flags=abi.TG_F_KEEP_PAYLOAD | abi.TG_F_KEEP_BITS)
+                   flags=abi.TG_FLAGS_KEEP_PAYLOAD | abi.TG_FLAGS_KEEP_BITS)
         sess.s.tg_ctrlmsg(1, b"not kept")
-        assert sess.wait(1).state == abi.TG_FINISHED
+        assert sess.wait(1).state == abi.TG_STATE_FINISHED
         recs = read_until(sess.rx.data, 20)
         time.sleep(0.2)
         kept = sess.rx.keep.read()

@@ -132,7 +132,7 @@ def one_exact_run(link, tgs, flags=0, length=200, gap=MS, nut=bytes(6)):
             assert time.monotonic() < deadline, f"TG never finished: {st.sent}"
             peak_lead = max(peak_lead, st.lead_ns)
             time.sleep(0.1)
-    assert (st.state, st.error) == (abi.TG_FINISHED, abi.TG_ERR_NONE)
+    assert (st.state, st.error) == (abi.TG_STATE_FINISHED, abi.TG_ERROR_NONE)
     assert_witness(cap)
     frames = wire.mtg_frames(cap.frames, run_id, 1)
     check_frames(frames, link, started, st, entries,
@@ -163,7 +163,7 @@ def test_precise_mode(make_link, tgs):
     before = sched_runtime(thread)
     # 10 ms apart: room for the lead (at most 2 ms) even where wake-ups
     # are late by milliseconds (a KASAN kernel under emulation).
-    st, lead = one_exact_run(make_link(4), tgs, flags=abi.TG_F_PRECISE,
+    st, lead = one_exact_run(make_link(4), tgs, flags=abi.TG_FLAGS_PRECISE,
                              gap=10 * MS)
     after = sched_runtime(thread)
     assert lead > 0
@@ -202,7 +202,7 @@ def test_hundred_tgs_at_once(make_link, tgs):
     firsts, lasts = [], []
     for tg_id, (started, entries) in plan.items():
         st = tgs.stats(tg_id)
-        assert st.state == abi.TG_FINISHED
+        assert st.state == abi.TG_STATE_FINISHED
         frames = wire.mtg_frames(cap.frames, run_id, tg_id)
         check_frames(frames, link, started, st, entries,
                      count=expected_count(started.start_ns, stop, entries[0][0]))
@@ -227,7 +227,7 @@ def test_late_policies(make_link, tgs):
         catch_up = tgs.start(link, 2, run_id, start, entries=[(gap, 200)],
                              stop_count=flood, dst_port=9002, cpu=cpus[0])
         skip = tgs.start(link, 1, run_id, start, entries=[(gap, 200)],
-                         stop_ns=stop, flags=abi.TG_F_LATE_SKIP,
+                         stop_ns=stop, flags=abi.TG_FLAGS_LATE_SKIP,
                          cpu=cpus[-1])
         skipped, caught_up = tgs.wait(1), tgs.wait(2)
     assert_witness(cap)
@@ -239,7 +239,7 @@ def test_late_policies(make_link, tgs):
     frames = wire.mtg_frames(cap.frames, run_id, 1)
     check_frames(frames, link, skip, skipped, [(gap, 200)],
                  sched_deltas=False, first_slot=False)
-    assert skipped.state == abi.TG_FINISHED
+    assert skipped.state == abi.TG_STATE_FINISHED
     assert skipped.sent + skipped.skipped_late == slots
     # No timer keeps a 1 us cadence (a timer softirq alone costs more).
     assert skipped.skipped_late > 0, "nothing was late: nothing was tested"
@@ -328,7 +328,7 @@ def test_stream_mode_exact(make_link, tgs):
             fed += stream.push(entries[fed:fed + min(stream.room(), n - fed)])
             time.sleep(0.01)
         st = tgs.wait(1)
-    assert (st.state, st.underruns) == (abi.TG_FINISHED, 0)
+    assert (st.state, st.underruns) == (abi.TG_STATE_FINISHED, 0)
     assert tgs.t.consumer(stream.ring_offset) == n
     assert_witness(cap)
     check_frames(wire.mtg_frames(cap.frames, run_id, 1), link, started, st,
@@ -346,12 +346,12 @@ def test_stream_underrun_is_counted_not_repeated(make_link, tgs):
         assert time.monotonic() < deadline, "no underrun counted"
         time.sleep(0.05)
     st = tgs.stats(1)
-    assert (st.state, st.sent) == (abi.TG_RUNNING, 20)
+    assert (st.state, st.sent) == (abi.TG_STATE_RUNNING, 20)
     time.sleep(0.3)
     assert tgs.stats(1).sent == 20, "sent entries it was not given"
     stream.push([(MS, 200)] * 20)
     st = tgs.wait(1)
-    assert (st.state, st.sent, st.next_seq) == (abi.TG_FINISHED, 40, 40)
+    assert (st.state, st.sent, st.next_seq) == (abi.TG_STATE_FINISHED, 40, 40)
     assert st.underruns >= 1
 
 
@@ -367,7 +367,7 @@ def test_suspend_resume_kill(make_link, tgs):
         s0 = tai_ns()
         tgs.s.tg_suspend(1)
         s1 = tai_ns()
-        assert tgs.stats(1).state == abi.TG_SUSPENDED
+        assert tgs.stats(1).state == abi.TG_STATE_SUSPENDED
         time.sleep(0.2)
         sent = tgs.stats(1).sent
         time.sleep(0.8)
@@ -379,7 +379,7 @@ def test_suspend_resume_kill(make_link, tgs):
         tgs.s.tg_kill(1)
         k1 = tai_ns()
         st = tgs.stats(1)
-        assert st.state == abi.TG_KILLED
+        assert st.state == abi.TG_STATE_KILLED
         time.sleep(1)  # the capture goes on: nothing more may come
     assert tgs.stats(1).sent == st.sent
     assert_witness(cap)
@@ -413,7 +413,7 @@ def test_set_rate(make_link, tgs):
         tgs.s.tg_set_rate(1, 2, 1)
         c1 = tai_ns()
         st = tgs.wait(1)
-    assert st.state == abi.TG_FINISHED
+    assert st.state == abi.TG_STATE_FINISHED
     assert_witness(cap)
     frames = wire.mtg_frames(cap.frames, run_id, 1)
     check_frames(frames, link, started, st, sched_deltas=False)
@@ -492,7 +492,7 @@ def test_control_messages(make_link, tgs):
 
 
 def test_qdisc_path_goes_through_netem(make_link, tgs):
-    """MTG_TG_F_QDISC frames pass the sending interface's qdisc (netem
+    """MTG_TG_FLAGS_QDISC frames pass the sending interface's qdisc (netem
     delays them 50 ms); driver-path frames of the same interface do not."""
     link = make_link(4)
     run("tc", "qdisc", "add", "dev", link.a, "root", "netem", "delay", "50ms")
@@ -501,7 +501,7 @@ def test_qdisc_path_goes_through_netem(make_link, tgs):
         start = tai_ns() + LEAD_NS
         stop = start + RUN_NS
         q = tgs.start(link, 1, run_id, start, entries=[(gap, 200)],
-                      stop_ns=stop, flags=abi.TG_F_QDISC)
+                      stop_ns=stop, flags=abi.TG_FLAGS_QDISC)
         d = tgs.start(link, 2, run_id, start + gap // 2, entries=[(gap, 200)],
                       stop_ns=stop, dst_port=9001)
         tgs.wait(1)
@@ -531,7 +531,7 @@ s = abi.Session()
 s.alloc(1 << 16)
 t = s.tables()
 t.write_table(0, [(p["gap"], 200)])
-flags = abi.TG_F_IPV6 if p["family"] == 6 else 0
+flags = abi.TG_FLAGS_IPV6 if p["family"] == 6 else 0
 st = s.tg_start(tg_id=1, run_id=p["run_id"], ifindex=p["ifindex"],
                 src_addr=p["src"], dst_addr=p["dst"], src_port=5000,
                 dst_port=9000, ttl=64, table_len=1, flags=flags,
@@ -634,17 +634,17 @@ def test_tables_overwritten_at_random(make_link, tgs):
     ids = [1 + i for i in range(4)] + [11 + i for i in range(4)]
     stats = {i: tgs.stats(i) for i in ids}
     for i, st in stats.items():
-        assert st.state in (abi.TG_RUNNING, abi.TG_FINISHED, abi.TG_FAILED), i
-        if st.state == abi.TG_FAILED:
-            assert st.error in (abi.TG_ERR_RING, abi.TG_ERR_TIME), (i, st.error)
+        assert st.state in (abi.TG_STATE_RUNNING, abi.TG_STATE_FINISHED, abi.TG_STATE_FAILED), i
+        if st.state == abi.TG_STATE_FAILED:
+            assert st.error in (abi.TG_ERROR_RING, abi.TG_ERROR_TIME), (i, st.error)
     bad = sum(st.bad_entries for st in stats.values())
     ring_failed = [i for i, st in stats.items()
-                   if st.state == abi.TG_FAILED and st.error == abi.TG_ERR_RING]
+                   if st.state == abi.TG_STATE_FAILED and st.error == abi.TG_ERROR_RING]
     assert bad > 0 or ring_failed, "random tables went unnoticed"
     for i in ids:
         tgs.s.tg_kill(i)
-        assert tgs.stats(i).state in (abi.TG_KILLED, abi.TG_FAILED,
-                                      abi.TG_FINISHED)
+        assert tgs.stats(i).state in (abi.TG_STATE_KILLED, abi.TG_STATE_FAILED,
+                                      abi.TG_STATE_FINISHED)
     t0 = time.monotonic()
     tgs.close()
     assert time.monotonic() - t0 < 30, "closing the session hung"
@@ -654,7 +654,7 @@ def test_tables_overwritten_at_random(make_link, tgs):
         fresh.start(link, 1, new_run_id(), tai_ns() + LEAD_NS,
                     entries=[(MS, 200)], stop_count=10)
         st = fresh.wait(1)
-        assert (st.state, st.sent, st.bad_entries) == (abi.TG_FINISHED, 10, 0)
+        assert (st.state, st.sent, st.bad_entries) == (abi.TG_STATE_FINISHED, 10, 0)
     finally:
         fresh.close()
 
@@ -696,7 +696,7 @@ def test_edge_lengths_accepted(static_link, tgs, family):
     for tg_id, length in ((1, MIN_LEN[family]), (2, MAX_LEN)):
         tgs.start(link, tg_id, new_run_id(), tai_ns() + 3600 * S,
                   entries=[(MS, length)])
-        assert tgs.stats(tg_id).state == abi.TG_RUNNING
+        assert tgs.stats(tg_id).state == abi.TG_STATE_RUNNING
         tgs.s.tg_kill(tg_id)
 
 
@@ -717,7 +717,7 @@ def test_lengths_outside_the_frame_refused(static_link, tgs, family):
 BAD_FIELDS = {
     "unknown ifindex": ({"ifindex": 999999}, {errno.ENODEV}),
     "tg_id 0": ({"tg_id": 0}, {errno.EINVAL}),
-    "unknown flag": ({"flags": abi.TG_F_ALL + 1}, {errno.EINVAL}),
+    "unknown flag": ({"flags": abi.TG_FLAGS_MASK + 1}, {errno.EINVAL}),
     "flag bit 31": ({"flags": 1 << 31}, {errno.EINVAL}),
     "reserved0": ({"reserved0": 1}, {errno.EINVAL}),
     "reserved1": ({"reserved1": 1}, {errno.EINVAL}),
@@ -769,13 +769,13 @@ def test_tables_outside_the_region_refused(static_link, tgs):
     for ring in (size, size - 64, 32, 2**64 - 64):  # outside, or unaligned
         err = abi.errno_of(tgs.start, link, 7, new_run_id(),
                            tai_ns() + 3600 * S, table=(0, 1),
-                           ring_offset=ring, flags=abi.TG_F_STREAM)
+                           ring_offset=ring, flags=abi.TG_FLAGS_STREAM)
         assert err == errno.EINVAL, (ring, err)
         assert abi.errno_of(tgs.stats, 7) == errno.ENOENT
     # The same ring inside the region is fine (its producer count is 0).
     tgs.t.set_producer(ok_stream_ring, 0)
     tgs.start(link, 7, new_run_id(), tai_ns() + 3600 * S, table=(0, 1),
-              ring_offset=ok_stream_ring, flags=abi.TG_F_STREAM)
+              ring_offset=ok_stream_ring, flags=abi.TG_FLAGS_STREAM)
     tgs.s.tg_kill(7)
 
 
@@ -794,9 +794,9 @@ def test_duplicate_tg_id_refused(static_link, tgs):
                        entries=[(MS, 300)], dst_port=1234)
     assert err == errno.EEXIST
     st = tgs.stats(5)
-    assert st.state == abi.TG_RUNNING and st.tg_id == first.tg_id
+    assert st.state == abi.TG_STATE_RUNNING and st.tg_id == first.tg_id
     tgs.s.tg_kill(5)
-    assert tgs.stats(5).state == abi.TG_KILLED
+    assert tgs.stats(5).state == abi.TG_STATE_KILLED
 
 
 # --- neighbour resolution ----------------------------------------------------
@@ -845,7 +845,7 @@ def test_ipv6_start_waits_for_the_link_local_address(fresh_link6, tgs):
     assert "tentative" not in link_local_flags(link.a)
     assert started.mac == link.b_mac
     st = tgs.wait(1)
-    assert (st.state, st.sent) == (abi.TG_FINISHED, 20)
+    assert (st.state, st.sent) == (abi.TG_STATE_FINISHED, 20)
 
 
 def test_ipv6_without_a_link_local_address(fresh_link6, tgs):

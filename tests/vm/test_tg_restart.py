@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""MTG_TG_F_RESTART (ABI 1.4): a TG that ended starts again, as MTG's
+"""MTG_TG_FLAGS_RESTART (ABI 1.4): a TG that ended starts again, as MTG's
 operator starts any TG. The capture on the receiving end is the witness:
 the sequence numbers go on from the first start's (no repeat, no gap),
 the second start leaves from the table's first slot at its start time,
@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from mtgtest import ynl
 from mtgtest.system import tai_ns
 from mtgtest.tg import (ENDED, LEAD_NS, MS, S, TgSession, new_run_id,
                         sleep_until)
@@ -33,7 +34,7 @@ def tgs(mtg):
 
 def restart(tgs, link, tg_id, run_id, start_ns, **kw):
     return tgs.start(link, tg_id, run_id, start_ns, entries=ENTRIES,
-                     flags=abi.TG_F_RESTART, **kw)
+                     flags=abi.TG_FLAGS_RESTART, **kw)
 
 
 def check_both(frames, link, run_id, st, starts):
@@ -64,13 +65,13 @@ def test_a_finished_tg_starts_again(make_link, tgs):
         first = tai_ns() + LEAD_NS
         tgs.start(link, 1, run_id, first, entries=ENTRIES, stop_count=40)
         st = tgs.wait(1)
-        assert (st.state, st.sent, st.next_seq) == (abi.TG_FINISHED, 40, 40)
+        assert (st.state, st.sent, st.next_seq) == (abi.TG_STATE_FINISHED, 40, 40)
         again = tai_ns() + LEAD_NS
         # stop_count counts the packets of this start
         restart(tgs, link, 1, run_id, again, stop_count=25)
-        assert tgs.stats(1).state == abi.TG_RUNNING
+        assert tgs.stats(1).state == abi.TG_STATE_RUNNING
         st = tgs.wait(1)
-    assert (st.state, st.error) == (abi.TG_FINISHED, abi.TG_ERR_NONE)
+    assert (st.state, st.error) == (abi.TG_STATE_FINISHED, abi.TG_ERROR_NONE)
     assert_witness(cap)
     frames = wire.mtg_frames(cap.frames, run_id, 1)
     check_both(frames, link, run_id, st, [(0, first), (40, again)])
@@ -83,8 +84,27 @@ def test_a_finished_tg_starts_again(make_link, tgs):
                    if c.type == abi.CTRL_TG_EVENT]
         time.sleep(0.05)
     assert [(c.tg_id, c.state) for c in events] == \
-        [(1, abi.TG_FINISHED)] * 2
+        [(1, abi.TG_STATE_FINISHED)] * 2
     assert tgs.stats(1).events == 2
+
+
+def test_netlink_names_every_flag_of_a_restarted_tg(make_link, tgs):
+    """tg-get gives a TG's flags as it was started, the ioctl-only ones
+    (restart, keep) included: the spec names every bit, so the kernel's ynl
+    decodes them (it failed on a bit the spec did not name)."""
+    link = make_link(4)
+    run_id = new_run_id()
+    tgs.start(link, 1, run_id, tai_ns() + LEAD_NS, entries=ENTRIES,
+              stop_count=5)
+    tgs.wait(1)
+    flags = abi.TG_FLAGS_RESTART | abi.TG_FLAGS_KEEP_PAYLOAD | abi.TG_FLAGS_KEEP_BITS
+    tgs.start(link, 1, run_id, tai_ns() + LEAD_NS, entries=ENTRIES,
+              stop_count=5, flags=flags)
+    st = tgs.wait(1)
+    got = ynl.family().do("tg-get", {"session-id": tgs.s.stats().session_id,
+                                     "id": 1})
+    assert got["sent"] == st.sent == 10
+    assert set(got["flags"]) == {"restart", "keep-payload", "keep-bits"}
 
 
 def test_a_killed_tg_starts_again(make_link, tgs):
@@ -96,11 +116,11 @@ def test_a_killed_tg_starts_again(make_link, tgs):
         sleep_until(first + S // 2)
         tgs.s.tg_kill(1)
         killed = tgs.stats(1)
-        assert killed.state == abi.TG_KILLED and killed.next_seq > 0
+        assert killed.state == abi.TG_STATE_KILLED and killed.next_seq > 0
         again = tai_ns() + LEAD_NS
         restart(tgs, link, 1, run_id, again, stop_ns=again + S // 2)
         st = tgs.wait(1)
-    assert st.state == abi.TG_FINISHED
+    assert st.state == abi.TG_STATE_FINISHED
     assert_witness(cap)
     frames = wire.mtg_frames(cap.frames, run_id, 1)
     check_both(frames, link, run_id, st,
@@ -120,7 +140,7 @@ def test_restart_refusals_leave_the_tg_as_it_was(make_link, tgs):
         err = abi.errno_of(lambda: tgs.start(
             link, fields.pop("tg_id"), fields.pop("run_id"),
             fields.pop("start_ns"), entries=fields.pop("entries", ENTRIES),
-            flags=abi.TG_F_RESTART | fields.pop("flags", 0), **fields))
+            flags=abi.TG_FLAGS_RESTART | fields.pop("flags", 0), **fields))
         assert err == want, (errno.errorcode.get(err, err), kw)
         if before is not None:
             assert bytes(tgs.stats(1)) == before, "the TG changed"
@@ -132,7 +152,7 @@ def test_restart_refusals_leave_the_tg_as_it_was(make_link, tgs):
     tgs.s.tg_suspend(1)
     refused(errno.EBUSY)                            # suspended
     tgs.s.tg_kill(1)
-    assert tgs.stats(1).state == abi.TG_KILLED
+    assert tgs.stats(1).state == abi.TG_STATE_KILLED
     refused(errno.ETIME, start_ns=tai_ns() - S)     # in the past
     refused(errno.EINVAL, start_ns=2**63)           # beyond 2262
     refused(errno.EINVAL, table_offset=1 << 40)     # outside the region
@@ -146,4 +166,4 @@ def test_restart_refusals_leave_the_tg_as_it_was(make_link, tgs):
     # and it still starts again, once asked properly
     restart(tgs, link, 1, run_id, tai_ns() + LEAD_NS, stop_count=5)
     st = tgs.wait(1, states=ENDED)
-    assert (st.state, st.sent) == (abi.TG_FINISHED, 5)
+    assert (st.state, st.sent) == (abi.TG_STATE_FINISHED, 5)

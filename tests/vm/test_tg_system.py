@@ -71,7 +71,7 @@ def test_cpu_going_offline_fails_its_tgs(mtg, link):
         set_cpu1(False)
         try:
             st = s.tg_stats(1)
-            assert (st.state, st.error) == (abi.TG_FAILED, abi.TG_ERR_CPU_OFFLINE)
+            assert (st.state, st.error) == (abi.TG_STATE_FAILED, abi.TG_ERROR_CPU_OFFLINE)
             # Far off, so that only the CPU can refuse it (the debug
             # kernel under emulation once took 2 s to get to the check).
             assert abi.errno_of(start, s, 2, a, cpu=1,
@@ -96,7 +96,7 @@ def test_interface_deleted_under_a_tg(mtg, link):
         run("ip", "link", "del", a, timeout=60)
         assert time.monotonic() - began < 30   # never waits for mtg
         st = s.tg_stats(1)
-        assert (st.state, st.error) == (abi.TG_FAILED, abi.TG_ERR_DEV_GONE)
+        assert (st.state, st.error) == (abi.TG_STATE_FAILED, abi.TG_ERROR_DEV_GONE)
         assert abi.errno_of(s.tg_ctrlmsg, 1, b"x") == errno.ESRCH
 
 
@@ -119,8 +119,8 @@ def test_namespace_deleted_under_a_tg(mtg, netns, veth):
             os.close(fd)
             fd = -1
             run("ip", "netns", "del", ns, timeout=60)
-            assert wait_for(lambda: s.tg_stats(5).state == abi.TG_FAILED)
-            assert s.tg_stats(5).error == abi.TG_ERR_DEV_GONE
+            assert wait_for(lambda: s.tg_stats(5).state == abi.TG_STATE_FAILED)
+            assert s.tg_stats(5).error == abi.TG_ERROR_DEV_GONE
     finally:
         if fd >= 0:
             os.close(fd)
@@ -131,7 +131,7 @@ def test_tg_get_matches_the_ioctl(mtg, link):
     nl = ynl.family()
     with session_with_table() as s:
         start(s, 7, a, seconds=0.5)
-        assert wait_for(lambda: s.tg_stats(7).state == abi.TG_FINISHED)
+        assert wait_for(lambda: s.tg_stats(7).state == abi.TG_STATE_FINISHED)
         sid = s.stats().session_id
         st = s.tg_stats(7)
         got = nl.do("tg-get", {"session-id": sid, "id": 7})
@@ -169,7 +169,7 @@ def test_events_are_coalesced(mtg, link):
     nl.ntf_subscribe("events")
     with session_with_table() as s:
         start(s, 9, a, seconds=1.0, late_threshold_ns=1)
-        assert wait_for(lambda: s.tg_stats(9).state == abi.TG_FINISHED)
+        assert wait_for(lambda: s.tg_stats(9).state == abi.TG_STATE_FINISHED)
         time.sleep(0.5)           # the last coalesced notification
         st = s.tg_stats(9)
         assert st.late_packets == st.sent == 1000
@@ -205,7 +205,7 @@ def test_error_and_underrun_events(mtg, make_link):
         stream.push([(GAP_NS, FRAME)] * 20)
         tgs.start(link, 2, 0xE0, start, stream=stream, stop_count=40)
         while tgs.stats(2).underruns == 0:
-            assert tgs.stats(2).state == abi.TG_RUNNING
+            assert tgs.stats(2).state == abi.TG_STATE_RUNNING
             time.sleep(0.05)
         stream.push([(GAP_NS, FRAME)] * 20)
         bad, starved = tgs.wait(1), tgs.wait(2)
@@ -217,8 +217,8 @@ def test_error_and_underrun_events(mtg, make_link):
                                  seconds=0.2)
     finally:
         tgs.close()
-    assert (bad.state, bad.sent, bad.bad_entries) == (abi.TG_FINISHED, 50, 49)
-    assert (starved.state, starved.sent) == (abi.TG_FINISHED, 40)
+    assert (bad.state, bad.sent, bad.bad_entries) == (abi.TG_STATE_FINISHED, 50, 49)
+    assert (starved.state, starved.sent) == (abi.TG_STATE_FINISHED, 40)
     assert starved.underruns >= 1
     for st, raised in ((bad, "error"), (starved, "underrun")):
         mine = [e["msg"] for e in got if e["msg"]["id"] == st.tg_id]
@@ -244,7 +244,7 @@ def test_admin_ending_the_session_kills_its_tgs(mtg, link):
         assert wait_for(lambda: s.tg_stats(1).sent > 0)
         nl.do("session-end", {"id": s.stats().session_id})
         st = s.tg_stats(1)
-        assert st.state == abi.TG_KILLED
+        assert st.state == abi.TG_STATE_KILLED
         sent = st.sent
         time.sleep(0.3)
         assert s.tg_stats(1).sent == sent
@@ -265,6 +265,6 @@ def test_times_beyond_ktime_refused_or_failed(mtg, link):
         with s.tables() as t:
             t.write_table(0, [(far, FRAME)])     # the first gap overflows
         start(s, 3, a)
-        assert wait_for(lambda: s.tg_stats(3).state != abi.TG_RUNNING)
+        assert wait_for(lambda: s.tg_stats(3).state != abi.TG_STATE_RUNNING)
         st = s.tg_stats(3)
-        assert (st.state, st.error, st.sent) == (abi.TG_FAILED, abi.TG_ERR_TIME, 0)
+        assert (st.state, st.error, st.sent) == (abi.TG_STATE_FAILED, abi.TG_ERROR_TIME, 0)
