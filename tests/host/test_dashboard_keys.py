@@ -9,6 +9,7 @@ tests/vm/test_mtgctl_ctrl.py and test_mtgctl_start.py."""
 import pathlib
 
 from mtgtest.term import Terminal
+from test_dashboard import selected_id
 
 FEED = pathlib.Path(__file__).resolve().parents[1] / "dash" / "run.jsonl"
 
@@ -31,17 +32,18 @@ def test_help_lists_the_keys(mtgctl, tmp_path):
 
 def test_typing_a_control_message(mtgctl, tmp_path):
     with replay(mtgctl, tmp_path) as t:
+        first = selected_id(t.screen())
         t.keys("Down")
-        s = t.wait_for(lambda s: any(x.startswith(">") for x in
-                                     s.splitlines()))
-        tg = next(int(x[1:].split()[0]) for x in s.splitlines()
-                  if x.startswith(">"))
+        # the screen may still show the first row selected: wait for the
+        # move, or 'c' would be for another TG than the one read
+        tg = selected_id(t.wait_for(lambda s: selected_id(s) not in
+                                    (None, first)))
         t.keys("c")
         t.wait_for(lambda s: f"ctrl to TG {tg} (Enter sends, Esc cancels):"
                    in s.splitlines()[-1])
         t.keys("-l", "q is text, ")
         t.keys("BSpace", "BSpace")
-        s = t.wait_for(lambda s: s.splitlines()[-1].endswith("q is text"))
+        t.wait_for(lambda s: s.splitlines()[-1].endswith("q is text"))
         t.keys("Enter")
         t.wait_for(lambda s: f"replay: would send a control message from "
                    f"TG {tg}" in s)
