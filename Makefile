@@ -54,10 +54,12 @@ tests/fuzz/mtg_fuzz: tests/fuzz/mtg_fuzz.c kmod/uapi/mtg.h
 
 # The IDF parser's libFuzzer target (clang; tests/host/test_fuzz_idf.py).
 # clang, unlike gcc, warns of the tables' trailing fields left to zero.
-IDF_FUZZ_SRCS := tests/fuzz/idf_fuzz.c $(addprefix ctl/,idf.c lehmer.c rng.c \
-	models.c tables.c text.c)
-tests/fuzz/idf_fuzz: $(IDF_FUZZ_SRCS) $(wildcard ctl/*.h) kmod/uapi/mtg.h
-	clang -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) \
+# The language, the traffic it becomes and the small utilities (ctl's
+# libraries that need neither the module nor a screen).
+IDF_FUZZ_SRCS := tests/fuzz/idf_fuzz.c \
+	$(sort $(wildcard ctl/idf/*.c ctl/traffic/*.c ctl/util/*.c))
+tests/fuzz/idf_fuzz: $(IDF_FUZZ_SRCS) $(wildcard ctl/*/*.h) kmod/uapi/mtg.h
+	clang -std=c11 -D_GNU_SOURCE -Ictl -Ikmod -g -O1 $(WARN) \
 		-Wno-missing-field-initializers \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(IDF_FUZZ_SRCS) -lgsl -lgslcblas -lm

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kmod/uapi/mtg.h"
-#include "idf.h"
-#include "mtgctl.h"
+#include "cmd/cmd.h"
+#include "idf/idf.h"
+#include "uapi/mtg.h"
 
 enum opt_type {
 	OPT_BOOL,		/* a flag */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ctl/idf.h"
-#include "../../ctl/tables.h"
+#include "idf/idf.h"
+#include "traffic/tables.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

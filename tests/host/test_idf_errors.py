@@ -48,8 +48,8 @@ def errors(mtgctl, tmp_path, text, *args, **kw):
 
 
 def keywords():
-    """The keywords, from ctl/idf.h's one list."""
-    text = (ROOT / "ctl" / "idf.h").read_text()
+    """The keywords, from ctl/idf/idf.h's one list."""
+    text = (ROOT / "ctl" / "idf" / "idf.h").read_text()
     block = text.split("#define IDF_KEYWORDS(K)", 1)[1].split("\n\n", 1)[0]
     return re.findall(r"K\((\w+),", block)
 

@@ -628,13 +628,14 @@ def lehmer(seed, n):
 
 
 def test_lehmer_sequence(tmp_path):
-    """ctl/lehmer.c gives the sequence of the recurrence, computed here with
-    Python's exact integers, from several seeds, including the extremes."""
+    """ctl/traffic/lehmer.c gives the sequence of the recurrence, computed
+    here with Python's exact integers, from several seeds, including the
+    extremes."""
     driver = tmp_path / "lehmer_main.c"
     driver.write_text(textwrap.dedent("""\
         #include <stdio.h>
         #include <stdlib.h>
-        #include "lehmer.h"
+        #include "traffic/lehmer.h"
         int main(int argc, char **argv)
         {
             struct lehmer g;
@@ -651,7 +652,8 @@ def test_lehmer_sequence(tmp_path):
         """))
     exe = tmp_path / "lehmer"
     subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
-                    f"-I{ROOT}/ctl", "-o", exe, driver, ROOT / "ctl" / "lehmer.c"],
+                    f"-I{ROOT}/ctl", "-o", exe, driver,
+                    ROOT / "ctl" / "traffic" / "lehmer.c"],
                    check=True)
     for seed in (1, 42, 12345, MODULUS - 2, MODULUS - 1 - 1):
         out = subprocess.run([exe, str(seed), "10000"], capture_output=True,

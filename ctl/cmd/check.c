@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mtgctl check: parse and validate an IDF, print its TGs as mtgctl
+ * resolved them (globals applied, defaults filled in, timetables built).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cmd/cmd.h"
+#include "idf/idf.h"
+#include "traffic/tables.h"
+#include "traffic/tg_json.h"
+#include "util/jw.h"
+#include "util/text.h"
+
+/* A name from the file, as it is safe to print (text.h). */
+#define SHOWN(s)	shown((char[IDF_PATH_MAX + 1]){ 0 }, (s))
+
+static const char *shown(char buf[IDF_PATH_MAX + 1], const char *s)
+{
+	text_escape(buf, IDF_PATH_MAX + 1, s);
+	return buf;
+}
+
+static void endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
+			 size_t size)
+{
+	char addr[64];
+
+	idf_addr_str(a, addr, sizeof(addr));
+	if (!a->family)
+		snprintf(buf, size, "(from dev):%u", port);
+	else if (a->family == AF_INET6)
+		snprintf(buf, size, "[%s]:%u", addr, port);
+	else
+		snprintf(buf, size, "%s:%u", addr, port);
+}
+
+static void print_dist_params(const struct idf_tg *tg)
+{
+	unsigned int i, n = idf_dist_nparams(tg->dist);
+	bool is_time;
+
+	for (i = 0; i < n; i++) {
+		idf_dist_param(tg->dist, i, &is_time);
+		if (is_time)
+			printf(" %.9gms", tg->dist_param[i] / 1e6);
+		else
+			printf(" %.9g", tg->dist_param[i]);
+	}
+	if (tg->dist == IDF_DIST_FGN)
+		printf(" %s", tg->fgn_method == IDF_FGN_RMD ? "rmd" : "exact");
+	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
+		printf(" %s", SHOWN(tg->dist_file));
+	if (tg->dist == IDF_DIST_VOIP)
+		printf(" %s %s%s", idf_codecs[(int)tg->dist_param[0]].name,
+		       tg->dist_param[1] == 2 ? "crtp" : "rtp",
+		       tg->dist_param[2] < 1 ? " vad" : "");
+}
+
+/*
+ * pkts and thro or inta; where the model draws the lengths or the gaps
+ * itself (trace, pcap, D-ITG's), what its table holds instead.
+ */
+static void print_lengths_and_gaps(const struct idf_tg *tg,
+				   const struct tt *tt)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	double sum = 0;
+	size_t i;
+
+	if (!idf_dist_sets_lengths(tg->dist)) {
+		if (tg->pkts == IDF_PKTS_VARIABLE)
+			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ",
+			       tg->len_min, tg->len_max);
+		else
+			printf("  pkts %" PRIu32 " bytes  ", tg->len_max);
+	} else {
+		for (i = 0; i < tt->len; i++) {
+			lo = tt->entries[i].len < lo ? tt->entries[i].len : lo;
+			hi = tt->entries[i].len > hi ? tt->entries[i].len : hi;
+			sum += tt->entries[i].len;
+		}
+		if (lo == hi)
+			printf("  pkts %" PRIu32 " bytes  ", lo);
+		else
+			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes, mean %.1f  ",
+			       lo, hi, sum / (double)tt->len);
+	}
+	if (idf_dist_sets_gaps(tg->dist))
+		printf("gaps mean %.0f ns", (double)tt->period_ns /
+		       (double)tt->len);
+	else if (idf_has(tg, IDF_KW_thro))
+		printf("thro %" PRIu64 " bit/s", tg->thro_req);
+	else
+		printf("inta %" PRIu64 " ns", tg->inta_min);
+	printf("%s\n", idf_dist_sets_gaps(tg->dist) ? " (in the table)" : "");
+}
+
+static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
+		     const struct tt *tt)
+{
+	char src[80], dst[80];
+
+	endpoint_str(&tg->src, idf_src_port(tg), src, sizeof(src));
+	if (tg->addr == IDF_ADDR_STATION)
+		endpoint_str(&tg->dst, tg->dst.port, dst, sizeof(dst));
+	else
+		snprintf(dst, sizeof(dst), "(%s):%u",
+			 tg->addr == IDF_ADDR_BROADCAST ? "broadcast of dev" :
+			 "myself", tg->dst.port);
+	printf("tgid %" PRIu32 " (%s:%u)\n", tg->id, f->name,
+	       tg->loc[IDF_KW_tgid].line);
+	printf("  dev %s  netns %s  cpu ", SHOWN(tg->dev),
+	       tg->netns[0] ? SHOWN(tg->netns) : "(ours)");
+	if (idf_has(tg, IDF_KW_cpu))
+		printf("%" PRIu32 "\n", tg->cpu);
+	else
+		printf("(spread)\n");
+	printf("  src %s  dst %s  %s  tos %u  ttl %u\n", src, dst,
+	       tg->dst.family == AF_INET6 ? "IPv6" : "IPv4", tg->tos,
+	       tg->ttl);
+	printf("  dist %s", idf_dist_name(tg->dist));
+	print_dist_params(tg);
+	print_lengths_and_gaps(tg, tt);
+	if (tg->time == IDF_TIME_ABSOLUTE)
+		printf("  start at %" PRIu64 " ns (CLOCK_REALTIME)",
+		       tg->start_abs);
+	else if (tg->time == IDF_TIME_POISSON)
+		printf("  calls: idle %" PRIu64 " ns, call %" PRIu64 " ns (means)",
+		       tg->call_idle, tg->call_len);
+	else
+		printf("  start %" PRIu64 " ns", tg->start);
+	if (tg->jitter)
+		printf("  jitt %" PRIu64 " ns", tg->jitter);
+	printf("  duration ");
+	if (tg->duration)
+		printf("%" PRIu64 " ns", tg->duration);
+	else
+		printf("(no limit)");
+	if (tg->count)
+		printf("  count %" PRIu64 "\n", tg->count);
+	else
+		printf("  count (no limit)\n");
+	printf("  patt %s %u  seed %" PRIu32 "  patt_seed %" PRIu32 "\n",
+	       idf_patt_name(tg->patt), tg->patt_value, idf_seed(tg),
+	       idf_patt_seed(tg));
+	printf("  path %s  mode %s  late %s  threshold ",
+	       idf_path_name(tg->path), idf_mode_name(tg->mode),
+	       idf_late_name(tg->late));
+	if (tg->threshold)
+		printf("%" PRIu64 " ns", tg->threshold);
+	else
+		printf("(none)");
+	if (idf_has(tg, IDF_KW_mac))
+		printf("  mac %02x:%02x:%02x:%02x:%02x:%02x\n", tg->mac[0],
+		       tg->mac[1], tg->mac[2], tg->mac[3], tg->mac[4],
+		       tg->mac[5]);
+	else
+		printf("  mac (resolved)\n");
+	if (tg->keep)
+		printf("  keep%s%s\n", tg->keep & IDF_KEEP_PAYLOAD ? " payload" : "",
+		       tg->keep & IDF_KEEP_BITS ? " wrongbits" : "");
+	printf("  table: %s, %zu entr%s, period %" PRIu64 " ns",
+	       tt->stream ? "stream" : "loop", tt->len,
+	       tt->len == 1 ? "y" : "ies", tt->period_ns);
+	if (!tt->mean_den) {
+		printf(", drawn (%s, seed %" PRIu32 ")\n",
+		       idf_rng_name(tg->rng), idf_seed(tg));
+		return;
+	}
+	printf(", mean gap %" PRIu64, tt->mean_num);
+	if (tt->mean_den != 1)
+		printf("/%" PRIu64, tt->mean_den);
+	printf(" ns%s\n", tt->exact ? "" : " (rate within 0.5 ns a table)");
+}
+
+/* The control messages of TG i (`ctrl`), as written. */
+static void print_ctrl(const struct idf_file *f, size_t i)
+{
+	char text[96];
+	size_t k;
+
+	for (k = 0; k < f->nctrls; k++) {
+		const struct idf_ctrl *c = &f->ctrls[k];
+
+		if (c->tg != i)
+			continue;
+		idf_data_str(c->data, c->len, text, sizeof(text));
+		printf("  ctrl at +%" PRIu64 " ns: %zu bytes %s\n", c->at,
+		       c->len, text);
+	}
+}
+
+static void json_ctrl(struct json *j, const struct idf_file *f)
+{
+	char hex[2 * IDF_CTRL_MAX + 1];
+	size_t k, b;
+
+	json_key(j, "ctrl");
+	json_arr_begin(j);
+	for (k = 0; k < f->nctrls; k++) {
+		const struct idf_ctrl *c = &f->ctrls[k];
+
+		for (b = 0; b < c->len; b++)
+			snprintf(hex + 2 * b, 3, "%02x", c->data[b]);
+		hex[2 * c->len] = '\0';
+		json_obj_begin(j);
+		json_ku64(j, "tg", f->tgs[c->tg].id);
+		json_ku64(j, "at_ns", c->at);
+		json_ku64(j, "len", c->len);
+		json_kstr(j, "hex", hex);
+		json_ku64(j, "line", c->loc.line);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_diags(struct json *j, const struct idf_file *f, bool warning)
+{
+	size_t i;
+
+	json_key(j, warning ? "warnings" : "errors");
+	json_arr_begin(j);
+	for (i = 0; i < f->ndiags; i++) {
+		const struct idf_diag *d = &f->diags[i];
+
+		if (d->warning != warning)
+			continue;
+		json_obj_begin(j);
+		json_ku64(j, "line", d->loc.line);
+		json_ku64(j, "col", d->loc.col);
+		json_kstr(j, "message", d->msg);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+/* DEV or DEV@NETNS: where a `listen` entry lives ("" for ours). */
+static const char *listen_netns(const struct idf_file *f,
+				const struct idf_listen *l)
+{
+	return l->netns[0] ? l->netns : f->globals.netns;
+}
+
+static void print_listen(const struct idf_file *f)
+{
+	size_t i;
+
+	if (!f->nlisten)
+		return;
+	printf("listen");
+	for (i = 0; i < f->nlisten; i++) {
+		const char *ns = listen_netns(f, &f->listen[i]);
+
+		printf(" %s%s%s", SHOWN(f->listen[i].dev), ns[0] ? "@" : "",
+		       SHOWN(ns));
+	}
+	printf("  out %s  passthrough %s\n", f->out ? SHOWN(f->out) : "(none)",
+	       f->passthrough ? "yes" : "no");
+}
+
+static void json_listen(struct json *j, const struct idf_file *f)
+{
+	size_t i;
+
+	json_key(j, "listen");
+	json_arr_begin(j);
+	for (i = 0; i < f->nlisten; i++) {
+		const char *ns = listen_netns(f, &f->listen[i]);
+
+		json_obj_begin(j);
+		json_kstr(j, "dev", f->listen[i].dev);
+		json_kstr(j, "netns", ns[0] ? ns : NULL);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_kstr(j, "out", f->out);
+	json_kbool(j, "passthrough", f->passthrough);
+}
+
+int cmd_check(const char *file, const struct check_opts *o)
+{
+	struct idf_file f;
+	struct tt *tts = NULL;
+	struct json j;
+	char err[256];
+	size_t i, built = 0;
+	int ret, rc = EXIT_ERROR;
+
+	ret = idf_load(&f, file);
+	if (ret && ret != -EINVAL) {
+		pr_err("cannot read %s: %s\n", file, strerror(-ret));
+		goto out;
+	}
+	idf_print_diags(&f, stderr);
+	if (!ret) {
+		tts = calloc(f.ntgs, sizeof(*tts));
+		if (!tts) {
+			pr_err("out of memory\n");
+			goto out;
+		}
+		for (; built < f.ntgs; built++) {
+			if (tt_build(&f.tgs[built], &tts[built], err,
+				     sizeof(err))) {
+				idf_print_tg_error(&f, &f.tgs[built], err,
+						   stderr);
+				goto out;
+			}
+		}
+	}
+	if (o->json) {
+		json_init(&j, stdout);
+		json_obj_begin(&j);
+		json_kstr(&j, "format", "mtgctl-check");
+		json_ku64(&j, "version", 1);
+		json_kstr(&j, "file", file);
+		json_kbool(&j, "valid", !ret);
+		json_diags(&j, &f, false);
+		json_diags(&j, &f, true);
+		json_listen(&j, &f);
+		if (!ret)
+			json_ctrl(&j, &f);
+		json_key(&j, "tgs");
+		json_arr_begin(&j);
+		for (i = 0; i < built; i++)
+			tg_json(&j, &f.tgs[i], &tts[i], true);
+		json_arr_end(&j);
+		json_obj_end(&j);
+	} else if (!ret) {
+		print_listen(&f);
+		for (i = 0; i < built; i++) {
+			print_tg(&f, &f.tgs[i], &tts[i]);
+			print_ctrl(&f, i);
+		}
+		printf("%s: %zu TG%s, valid\n", file, f.ntgs,
+		       f.ntgs == 1 ? "" : "s");
+	}
+	if (fflush(stdout)) {
+		pr_err("cannot write the output: %s\n", strerror(errno));
+		goto out;
+	}
+	rc = ret ? EXIT_ERROR : EXIT_OK;
+out:
+	for (i = 0; i < built; i++)
+		tt_free(&tts[i]);
+	free(tts);
+	idf_free(&f);
+	return rc;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mtgctl info: check a recording and say what it holds: its header, and
+ * per flow what the records show (counted as a live run counts them,
+ * meter.h), so a recording can be checked against the run's summary.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "idf/idf.h"
+#include "rx/meter.h"
+#include "rx/recording.h"
+#include "rx/summary.h"
+#include "util/jw.h"
+
+#define INFO_BATCH	4096	/* records read at a time */
+
+struct info {
+	struct rec_reader r;
+	struct meter_set flows;
+	uint64_t hdr_corrupt;
+	uint64_t first_rx_ns, last_rx_ns;
+	uint64_t extras[REC_EXTRA_WRONG_BITS + 1];	/* entries by type */
+	uint8_t *data;			/* an extra entry's data */
+};
+
+#define INFO_DATA_MAX	(65536 * 4)	/* an entry's data, read whole */
+
+/*
+ * The extra entries one by one (cb each, unless NULL): counted by type.
+ * 0 or -errno (a damaged entry said so).
+ */
+static int each_extra(struct info *in,
+		      void (*cb)(struct info *in, const struct rec_extra *e,
+				 void *arg), void *arg)
+{
+	struct rec_extra e;
+	uint64_t pos = 0;
+	int ret;
+
+	memset(in->extras, 0, sizeof(in->extras));
+	while ((ret = rec_extra_next(&in->r, &pos, &e, in->data,
+				     INFO_DATA_MAX)) > 0) {
+		if (e.type <= REC_EXTRA_WRONG_BITS)
+			in->extras[e.type]++;
+		else
+			in->extras[0]++;	/* of a later version */
+		if (cb)
+			cb(in, &e, arg);
+	}
+	return ret;
+}
+
+static void print_ctrl(struct info *in, const struct rec_extra *e, void *arg)
+{
+	char text[128];
+
+	(void)arg;
+	if (e->type != REC_EXTRA_CTRL)
+		return;
+	idf_data_str(in->data, e->data_len, text, sizeof(text));
+	printf("control message: run %u tg %u seq %" PRIu64 ", received %" PRIu64 " (CLOCK_TAI), %u bytes %s\n",
+	       e->run_id, e->tg_id, e->seq, e->rx_ns, e->data_len, text);
+}
+
+static void json_ctrl(struct info *in, const struct rec_extra *e, void *arg)
+{
+	struct json *j = arg;
+	char hex[2 * MTG_CTRLMSG_MAX + 1];
+	uint32_t i, n = e->data_len < MTG_CTRLMSG_MAX ? e->data_len :
+		MTG_CTRLMSG_MAX;
+
+	if (e->type != REC_EXTRA_CTRL)
+		return;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", in->data[i]);
+	hex[2 * n] = '\0';
+	json_obj_begin(j);
+	json_ku64(j, "run_id", e->run_id);
+	json_ku64(j, "tg_id", e->tg_id);
+	json_ku64(j, "seq", e->seq);
+	json_ku64(j, "rx_ns", e->rx_ns);
+	json_ku64(j, "tx_ns", e->tx_ns);
+	json_ku64(j, "iface", e->iface);
+	json_ku64(j, "flags", e->rx_flags);
+	json_ku64(j, "len", e->data_len);
+	json_kstr(j, "hex", hex);
+	json_obj_end(j);
+}
+
+static int scan(struct info *in)
+{
+	struct mtg_rx_rec *buf = malloc(INFO_BATCH * sizeof(*buf));
+	uint64_t k = 0;
+	int64_t n, i;
+	struct meter *m;
+	bool oom;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (k < in->r.records) {
+		n = rec_read(&in->r, k, buf, INFO_BATCH);
+		if (n <= 0) {
+			err = n < 0 ? (int)n : -EIO;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			const struct mtg_rx_rec *rec = &buf[i];
+
+			if (!k && !i)
+				in->first_rx_ns = rec->rx_ns;
+			in->last_rx_ns = rec->rx_ns;
+			if (rec->flags & MTG_RX_F_HDR_CORRUPT) {
+				in->hdr_corrupt++;
+				continue;
+			}
+			m = meter_find(&in->flows, rec->run_id, rec->tg_id,
+				       true, &oom);
+			if (!m || meter_add(m, rec)) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		if (err)
+			break;
+		k += (uint64_t)n;
+	}
+	free(buf);
+	return err;
+}
+
+static void print_text(struct info *in)
+{
+	const struct rec_reader *r = &in->r;
+	size_t i;
+
+	printf("%s: mtg recording, format %u, %s\n", r->path, r->h.version,
+	       r->complete ? "complete" : "not finished (the recorder stopped without closing it)");
+	printf("records: %" PRIu64 " of %u bytes from byte %u", r->records,
+	       r->h.record_bytes, r->h.header_bytes);
+	if (r->partial)
+		printf(", and %" PRIu64 " bytes of a cut one", r->partial);
+	printf("\n");
+	if (r->complete)
+		printf("not written: %" PRIu64 ", ring drops: %" PRIu64 ", ended %" PRIu64 " (CLOCK_TAI)\n",
+		       r->h.not_written, r->h.ring_drops, r->h.end_ns);
+	if (r->h.ifaces_lost)
+		printf("interfaces that went away while it recorded: %u (nothing was received on them after that)\n",
+		       r->h.ifaces_lost);
+	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
+	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
+	if (r->h.version == REC_VERSION_EXTRAS) {
+		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
+		       r->has_extras ? r->xh.entries : 0,
+		       in->extras[REC_EXTRA_CTRL],
+		       in->extras[REC_EXTRA_PAYLOAD],
+		       in->extras[REC_EXTRA_WRONG_BITS], r->xh.extras_lost,
+		       r->xh.ctrl_drops, r->xh.keep_drops);
+	}
+	for (i = 0; i < in->flows.n; i++) {
+		printf("run %u tg %u: ", in->flows.all[i]->run_id,
+		       in->flows.all[i]->tg_id);
+		meter_print(stdout, in->flows.all[i], -1);
+		printf("\n");
+	}
+	each_extra(in, print_ctrl, NULL);
+}
+
+static void print_json(struct info *in)
+{
+	const struct rec_reader *r = &in->r;
+	struct hist_summary owd;
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_kstr(&j, "path", r->path);
+	json_ku64(&j, "version", r->h.version);
+	json_kbool(&j, "complete", r->complete);
+	json_ku64(&j, "header_bytes", r->h.header_bytes);
+	json_ku64(&j, "record_bytes", r->h.record_bytes);
+	json_ku64(&j, "meta_bytes", r->h.meta_bytes);
+	json_ku64(&j, "records", r->records);
+	json_ku64(&j, "partial_bytes", r->partial);
+	if (r->complete) {
+		json_ku64(&j, "not_written", r->h.not_written);
+		json_ku64(&j, "ring_drops", r->h.ring_drops);
+		json_ku64(&j, "end_ns", r->h.end_ns);
+	} else {
+		json_knull(&j, "not_written");
+		json_knull(&j, "ring_drops");
+		json_knull(&j, "end_ns");
+	}
+	json_ku64(&j, "ifaces_lost", r->h.ifaces_lost);
+	json_ku64(&j, "hdr_corrupt", in->hdr_corrupt);
+	json_key(&j, "flows");
+	json_arr_begin(&j);
+	for (i = 0; i < in->flows.n; i++) {
+		const struct meter *m = in->flows.all[i];
+
+		owd_of_meter(m, &owd);
+		json_obj_begin(&j);
+		json_ku64(&j, "run_id", m->run_id);
+		json_ku64(&j, "tg_id", m->tg_id);
+		json_ku64(&j, "records", m->records);
+		json_ku64(&j, "received", m->received);
+		json_ku64(&j, "gaps", meter_lost(m, -1));
+		json_ku64(&j, "duplicates", m->duplicates);
+		json_ku64(&j, "reordered", m->reordered);
+		json_ku64(&j, "bit_errors", m->bit_errors);
+		json_ku64(&j, "bits", m->bits);
+		json_ku64(&j, "csum_bad", m->csum_bad);
+		json_ku64(&j, "implausible", m->implausible);
+		json_key(&j, "owd_ns");
+		json_obj_begin(&j);
+		if (owd.valid) {
+			json_ku64(&j, "p50", owd.p50);
+			json_ku64(&j, "p99", owd.p99);
+			json_ku64(&j, "max", owd.max);
+			json_ku64(&j, "mean", owd.mean);
+		}
+		json_obj_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "extras");
+	if (r->h.version == REC_VERSION_EXTRAS) {
+		json_obj_begin(&j);
+		json_ku64(&j, "entries", r->has_extras ? r->xh.entries : 0);
+		json_ku64(&j, "not_written", r->xh.extras_lost);
+		json_ku64(&j, "ctrl_drops", r->xh.ctrl_drops);
+		json_ku64(&j, "keep_drops", r->xh.keep_drops);
+		json_ku64(&j, "payloads", in->extras[REC_EXTRA_PAYLOAD]);
+		json_ku64(&j, "wrong_bit_lists", in->extras[REC_EXTRA_WRONG_BITS]);
+		json_key(&j, "ctrl");
+		json_arr_begin(&j);
+		each_extra(in, json_ctrl, &j);
+		json_arr_end(&j);
+		json_obj_end(&j);
+	} else {
+		json_null(&j);
+	}
+	json_obj_end(&j);
+}
+
+int cmd_info(const char *file, const struct info_opts *o)
+{
+	struct info in;
+	int err, rc = EXIT_ERROR;
+
+	memset(&in, 0, sizeof(in));
+	if (rec_open(&in.r, file))
+		return EXIT_ERROR;
+	err = scan(&in);
+	if (err) {
+		pr_err("%s: cannot read the records: %s\n", file,
+		       strerror(-err));
+		goto out;
+	}
+	in.data = malloc(INFO_DATA_MAX);
+	if (!in.data) {
+		pr_err("out of memory\n");
+		goto out;
+	}
+	/* every entry checked before anything is printed */
+	err = each_extra(&in, NULL, NULL);
+	if (err) {
+		if (err != -EINVAL)
+			pr_err("%s: cannot read the extra entries: %s\n",
+			       file, strerror(-err));
+		goto out;
+	}
+	if (o->json)
+		print_json(&in);
+	else
+		print_text(&in);
+	rc = fflush(stdout) ? EXIT_ERROR : EXIT_OK;
+out:
+	rec_close(&in.r);
+	free(in.data);
+	meter_set_free(&in.flows);
+	return rc;
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mtgctl listen: a receive-only session, for the host at the far end of
+ * the network under test. Listen on the interfaces given, record every
+ * MTG packet that arrives (of one run, or of all), meter each flow, until
+ * SIGINT, SIGTERM or --duration; then report and write the summary.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "module/iface.h"
+#include "module/module.h"
+#include "rx/receive.h"
+#include "rx/summary.h"
+#include "screen/dash.h"
+
+#define PROGRESS_NS	1000000000ULL	/* a progress line a second */
+
+static volatile sig_atomic_t stop_signal;
+
+/* How the listener shows itself: lines, a dashboard, or a JSON stream. */
+struct show {
+	FILE *say;		/* human lines */
+	bool dash_on;
+	bool stream;
+	struct dash dash;
+	struct dash_events ev;
+	struct dash_view view;
+	size_t cap;		/* rows allocated */
+	uint64_t since;		/* events streamed */
+	unsigned int quits;
+};
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_tai(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_TAI, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void elapsed(FILE *f, uint64_t t0, uint64_t now)
+{
+	uint64_t dt = now > t0 ? now - t0 : 0;
+
+	fprintf(f, "%4llu.%01llus ", (unsigned long long)(dt / 1000000000ULL),
+	       (unsigned long long)(dt / 100000000ULL % 10));
+}
+
+/* A line per flow met, then the receiving side's lines. */
+static void report(const struct listening *ls, FILE *f)
+{
+	const struct meter_set *ms = &ls->rx.meters;
+	size_t i;
+
+	for (i = 0; i < ms->n; i++) {
+		fprintf(f, "run %u tg %u: ", ms->all[i]->run_id,
+			ms->all[i]->tg_id);
+		meter_print(f, ms->all[i], -1);
+		fprintf(f, "\n");
+	}
+	listening_report(ls, f);
+}
+
+/* A row per flow met: rows keep their place as flows are added. */
+static int build_view(struct show *sh, const struct listening *ls,
+		      uint32_t run_id, uint64_t start, uint64_t now,
+		      const char *phase)
+{
+	const struct meter_set *ms = &ls->rx.meters;
+	struct dash_view *v = &sh->view;
+	size_t i;
+
+	if (ms->n > sh->cap) {
+		size_t cap = ms->n * 2;
+		struct dash_row *rows = realloc(v->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		memset(rows + sh->cap, 0, (cap - sh->cap) * sizeof(*rows));
+		v->rows = rows;
+		sh->cap = cap;
+	}
+	v->nrows = ms->n;
+	v->command = "listen";
+	v->run_id = run_id;
+	v->time_ns = now;
+	v->elapsed_ns = now > start ? now - start : 0;
+	v->phase = phase;
+	for (i = 0; i < ms->n; i++) {
+		const struct meter *m = ms->all[i];
+		struct dash_row *row = &v->rows[i];
+
+		row->id = m->tg_id;
+		row->run_id = m->run_id;
+		snprintf(row->model, sizeof(row->model), "-");
+		snprintf(row->dst, sizeof(row->dst), "run:%u", m->run_id);
+		/* Receiving only: a flow is live while its packets come. */
+		snprintf(row->state, sizeof(row->state), "%s",
+			 m->last_rx_ns + 2 * DASH_RATE_NS >= now ? "receiving" :
+			 "quiet");
+		dash_row_meter(row, m, now, -1, 0);
+		row->pps = row->rx_pps;
+		row->bps = row->rx_bps;
+	}
+	dash_view_total(v);
+	listening_view(ls, v);
+	return 0;
+}
+
+static int write_summary(const struct listening *ls, const char *path,
+			 uint32_t run_id, uint64_t start, uint64_t end)
+{
+	const struct meter_set *ms = &ls->rx.meters;
+	struct summary_tg *tgs = calloc(ms->n ? ms->n : 1, sizeof(*tgs));
+	struct summary_rx rx;
+	struct summary s = {
+		.command = "listen",
+		.run_id = run_id,
+		.start_ns = start,
+		.end_ns = end,
+		.interrupted = false,
+		.tgs = tgs,
+		.ntgs = ms->n,
+		.rx = &rx,
+	};
+	size_t i;
+	int err;
+
+	if (!tgs)
+		return -ENOMEM;
+	listening_summary(ls, &rx);
+	for (i = 0; i < ms->n; i++) {
+		tgs[i].id = ms->all[i]->tg_id;
+		tgs[i].run_id = ms->all[i]->run_id;
+		tgs[i].m = ms->all[i];
+	}
+	err = summary_write(path, &s);
+	free(tgs);
+	return err;
+}
+
+/* The dashboard's turn: keys (select, sort, quit), a bounded frame rate. */
+static void dash_turn(struct show *sh, struct listening *ls, uint32_t run_id,
+		      uint64_t start, uint64_t now, uint64_t *next_draw)
+{
+	struct dash_action a;
+	bool redraw;
+
+	if (!dash_due(&sh->dash, now, *next_draw))
+		return;
+	a = dash_keys(&sh->dash, &sh->ev, &redraw);
+	if (a.act == DASH_QUIT)
+		sh->quits++;
+	else if (a.act == DASH_START_USER)
+		dash_event(&sh->ev, "listening only: no TG of ours to start");
+	if (now >= *next_draw || redraw || a.act != DASH_NONE) {
+		if (!build_view(sh, ls, run_id, start, now, "listening"))
+			dash_draw(&sh->dash, &sh->view, &sh->ev);
+		*next_draw = now + DASH_REDRAW_NS;
+	}
+}
+
+/* Receive until a signal, 'q' or the end of the duration. */
+static int watch(struct show *sh, struct listening *ls, uint32_t run_id,
+		 uint64_t start, uint64_t duration)
+{
+	uint64_t next = start + PROGRESS_NS, next_draw = 0, now;
+	int64_t got;
+	int err;
+
+	for (;;) {
+		now = now_tai();
+		got = listening_poll(ls, now);
+		if (got < 0)
+			return (int)got;
+		if (stop_signal || sh->quits || ls->write_failed ||
+		    (duration && now - start >= duration))
+			return 0;
+		if (listening_all_lost(ls)) {
+			FILE *f = ls->rx.events ? ls->rx.events : sh->say;
+
+			fprintf(f, "every interface listened on went away: nothing more can arrive, listening ends\n");
+			fflush(f);
+			return 0;
+		}
+		if (sh->dash_on)
+			dash_turn(sh, ls, run_id, start, now, &next_draw);
+		if (now >= next) {
+			/* What a line counts as recorded is on the disk. */
+			if (!sh->dash_on)
+				listening_sync(ls, now);
+			if (sh->stream) {
+				err = build_view(sh, ls, run_id, start, now,
+						 "listening");
+				if (err)
+					return err;
+				dash_view_json(stdout, &sh->view, "interval",
+					       &sh->ev, &sh->since);
+			} else if (!sh->dash_on) {
+				elapsed(sh->say, start, now);
+				listening_progress(ls, sh->say);
+				fprintf(sh->say, "\n");
+				fflush(sh->say);
+			}
+			while (next <= now)
+				next += PROGRESS_NS;
+		}
+		listening_wait(ls, got);
+	}
+}
+
+int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct idf_listen *want = calloc((size_t)ndevs, sizeof(*want));
+	struct mtg_dev dev = { .fd = -1 };
+	struct netns_cache ns = { 0 };
+	struct listening ls = { 0 };
+	struct show sh = { 0 };
+	struct rec_meta mi = {
+		.command = "listen",
+		.run_id = (uint32_t)o->run_id,
+		.ring_records = o->ring,
+		.passthrough = o->passthrough,
+	};
+	uint64_t start, end;
+	const char *why;
+	int i, ret, rc = EXIT_ERROR;
+
+	if (!want) {
+		pr_err("out of memory\n");
+		return EXIT_ERROR;
+	}
+	sh.dash_on = !o->batch && !o->json_stream && isatty(STDOUT_FILENO) &&
+		isatty(STDIN_FILENO);
+	sh.stream = o->json_stream;
+	sh.say = o->json_stream ? stderr : stdout;
+	if (dash_events_open(&sh.ev)) {
+		pr_err("out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < ndevs; i++) {
+		why = idf_parse_listen(devs[i], &want[i]);
+		if (why) {
+			pr_err("listen: '%s' is not DEV or DEV@NETNS: expected %s\n",
+			       devs[i], why);
+			goto out;
+		}
+	}
+	if (listening_resolve(&ls, want, (size_t)ndevs, "", &ns))
+		goto out;
+	if (o->output && listening_create(&ls, o->output, o->force))
+		goto out;
+	if (mtg_dev_open(&dev, o->device) ||
+	    mtg_dev_alloc(&dev, 0, o->ring, o->keep_ring))
+		goto err_abandon;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	start = now_tai();
+	if (listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
+			     start))
+		goto err_abandon;
+	/* The module holds the interfaces: `ip netns del` really deletes. */
+	netns_cache_release(&ns);
+	mi.start_ns = start;
+	mi.devs = ls.devs;
+	mi.ndevs = ls.ndevs;
+	ls.rx.any_flow = true;
+	if (listening_begin(&ls, &mi))
+		goto err_abandon;
+	listening_commit(&ls);
+	fprintf(sh.say, "listening on %d interface%s for %s", ndevs,
+		ndevs == 1 ? "" : "s", o->run_id ? "run " : "every run");
+	if (o->run_id)
+		fprintf(sh.say, "%llu", (unsigned long long)o->run_id);
+	if (ls.out)
+		fprintf(sh.say, ", recording %s", ls.out);
+	fprintf(sh.say, ", from %llu (CLOCK_TAI)\n", (unsigned long long)start);
+	fflush(sh.say);
+
+	if (sh.dash_on && dash_open(&sh.dash))
+		sh.dash_on = false;	/* it said why; plain lines instead */
+	ls.rx.events = sh.dash_on || sh.stream ? sh.ev.stream : sh.say;
+	ret = watch(&sh, &ls, (uint32_t)o->run_id, start, o->duration);
+	end = now_tai();
+	if (sh.dash_on) {
+		dash_close(&sh.dash);
+		ls.rx.events = sh.say;
+	}
+	if (listening_end(&ls, end))
+		ret = -EIO;
+	if (sh.stream && !build_view(&sh, &ls, (uint32_t)o->run_id, start, end,
+				     "ended"))
+		dash_view_json(stdout, &sh.view, "end", &sh.ev, &sh.since);
+	report(&ls, sh.say);
+	rc = ret ? EXIT_ERROR : listening_lost_any(&ls) ? EXIT_COUNTED :
+		EXIT_OK;
+	if (o->json) {
+		ret = write_summary(&ls, o->json, (uint32_t)o->run_id, start,
+				    end);
+		if (ret) {
+			pr_err("cannot write the summary %s: %s\n", o->json,
+			       strerror(-ret));
+			rc = EXIT_ERROR;
+		}
+	}
+	goto out;
+
+err_abandon:
+	listening_abandon(&ls);
+out:
+	mtg_dev_close(&dev);
+	listening_free(&ls);
+	netns_cache_close(&ns);
+	free(sh.view.rows);
+	dash_events_close(&sh.ev);
+	free(want);
+	return rc;
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recording file (Documentation/recording-format.rst): a 64-byte
+ * binary header, JSON metadata padded to a page boundary, then one
+ * little-endian struct mtg_rx_rec (96 bytes) per received packet, so that
+ * numpy maps the records with the dtype the metadata spells out.
+ *
+ * The header's counts are written when the recording is finished; a file
+ * whose COMPLETE flag is clear was not finished (the recorder died), and
+ * holds the records its length says. A write that fails (a full disk)
+ * ends the recording where the last whole record ends: the file stays
+ * valid, and what could not be written is counted in not_written.
+ *
+ * Extra entries of variable length (control messages received; payloads
+ * and wrong-bit positions kept) wait in a temporary file while the
+ * recording goes on, and follow the records, in a section of their own,
+ * when it is finished: such a file is version 2. A file without them stays
+ * version 1, which every reader of version 1 reads as before.
+ */
+#ifndef MTGCTL_RECORDING_H
+#define MTGCTL_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/mtg.h"
+
+#define REC_MAGIC		"\x89MTGREC\n"
+#define REC_VERSION		1	/* records only */
+#define REC_VERSION_EXTRAS	2	/* records, then the extra section */
+#define REC_ALIGN		4096	/* records start on a page boundary */
+#define REC_F_COMPLETE		(1U << 0)	/* finished; counts are final */
+#define REC_F_EXTRAS		(1U << 1)	/* version 2: the section is there */
+
+/* The fixed header at offset 0, little-endian. */
+struct rec_file_header {
+	char magic[8];		/* REC_MAGIC */
+	uint32_t version;	/* REC_VERSION, REC_VERSION_EXTRAS */
+	uint32_t header_bytes;	/* offset of record 0, a multiple of REC_ALIGN */
+	uint32_t record_bytes;	/* sizeof(struct mtg_rx_rec) */
+	uint32_t flags;		/* REC_F_* */
+	uint64_t records;	/* records in the file (when complete) */
+	uint64_t not_written;	/* records received but not written */
+	uint64_t ring_drops;	/* packets the module's ring dropped */
+	uint64_t end_ns;	/* when the recording ended, CLOCK_TAI */
+	uint32_t meta_bytes;	/* JSON metadata at offset 64 */
+	uint32_t ifaces_lost;	/* interfaces listened on that went away
+				 * (written when it happens; 0 in files of
+				 * recorders that could not tell)
+				 */
+};
+
+#define REC_EXTRA_MAGIC		"\x89MTGEXT\n"
+
+/* The extra section's header, right after the last record (version 2). */
+struct rec_extra_header {
+	char magic[8];		/* REC_EXTRA_MAGIC */
+	uint64_t entries;
+	uint64_t bytes;		/* of the entries, after this header */
+	uint64_t ctrl_drops;	/* control messages the module's queue lost */
+	uint64_t keep_drops;	/* payloads, wrong-bit lists the module lost */
+	uint64_t extras_lost;	/* entries mtgctl took but could not write */
+	uint64_t reserved[2];	/* zero */
+};
+
+/* What an extra entry holds (rec_extra.type). */
+#define REC_EXTRA_CTRL		1	/* a control message received */
+#define REC_EXTRA_PAYLOAD	2	/* a packet's payload, as received */
+#define REC_EXTRA_WRONG_BITS	3	/* its wrong bits' positions, __u32 */
+
+#define REC_EXTRA_F_CUT		(1U << 0)	/* fewer positions than count */
+#define REC_EXTRA_NO_RECORD	UINT64_MAX	/* rec_extra.record of CTRL */
+
+/*
+ * An extra entry's head, 64 bytes, little-endian; data_len bytes of data
+ * follow, then zeros to a multiple of 8 (bytes counts them all).
+ */
+struct rec_extra {
+	uint32_t bytes;		/* the whole entry: head, data, padding */
+	uint16_t type;		/* REC_EXTRA_* */
+	uint16_t flags;		/* REC_EXTRA_F_* */
+	uint64_t record;	/* PAYLOAD, WRONG_BITS: the packet's record
+				 * (its index); CTRL: REC_EXTRA_NO_RECORD
+				 */
+	uint64_t rx_ns;		/* receive stamp */
+	uint64_t seq;
+	uint64_t tx_ns;
+	uint32_t run_id;
+	uint32_t tg_id;
+	uint16_t iface;
+	uint16_t rx_flags;	/* MTG_RX_F_* */
+	uint32_t count;		/* WRONG_BITS: the packet's wrong bits;
+				 * PAYLOAD: its payload bytes
+				 */
+	uint32_t data_len;	/* bytes of data after the head */
+	uint32_t reserved;	/* zero */
+};
+
+struct recorder {
+	int fd;			/* -1: closed */
+	const char *path;
+	char *tmp_path;		/* --force: written here until rec_commit() */
+	bool created;		/* we made the file (remove it if abandoned) */
+	uint8_t *buf;		/* records waiting to be written */
+	size_t len;		/* bytes in buf */
+	uint32_t header_bytes;
+	uint32_t meta_bytes;
+	uint64_t written;	/* records in the file */
+	uint64_t not_written;
+	uint32_t ifaces_lost;
+	int error;		/* the first write error (negative errno) */
+	uint64_t meta_version_at;	/* the metadata's version digit */
+	int xfd;		/* extra entries until the end; -1: none yet */
+	uint8_t *xbuf;		/* entries waiting to be written there */
+	size_t xlen;
+	uint64_t xentries;	/* entries taken (in xfd and xbuf) */
+	uint64_t xbytes;	/* their bytes */
+	uint64_t xbuffered;	/* of them: in xbuf */
+	uint64_t xlost;		/* entries that could not be kept */
+	uint64_t ctrl_drops, keep_drops;	/* the module's, at the end */
+	bool extras;		/* the section was written */
+	uint32_t version;	/* REC_VERSION until the extras make it 2 */
+};
+
+/*
+ * Create path for writing; an existing file is refused (-EEXIST) unless
+ * force. With force the recording is written to a new file beside path
+ * and replaces it only at rec_commit(): a run that never starts leaves the
+ * old recording as it was. Prints what went wrong.
+ */
+int rec_create(struct recorder *w, const char *path, bool force);
+/*
+ * The run has started: a forced recording takes path's place (rename).
+ * If that fails it says so and goes on in the file beside it; returns the
+ * path the recording is in.
+ */
+const char *rec_commit(struct recorder *w);
+/* Write the header and the metadata (meta_bytes of JSON). */
+int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes);
+/*
+ * Add one record; written out in large blocks. After a write error, the
+ * record is only counted (not_written) and the error returned.
+ */
+int rec_add(struct recorder *w, const struct mtg_rx_rec *r);
+/*
+ * Add an extra entry (its head's bytes and data_len are filled in here)
+ * with e->data_len bytes of data; it follows the records once the
+ * recording is finished. After a write error, it is only counted.
+ */
+int rec_add_extra(struct recorder *w, const struct rec_extra *e,
+		  const void *data);
+/* The module's losses of what would have been extra entries. */
+void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
+		     uint64_t keep_drops);
+/* Write what is buffered. */
+int rec_flush(struct recorder *w);
+/* n interfaces went away: the header says so at once (finished or not). */
+int rec_ifaces_lost(struct recorder *w, uint32_t n);
+/*
+ * Finish: write the rest, the final counts and the COMPLETE flag, close.
+ * Returns the first error the recording met (0 if none).
+ */
+int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns);
+/* Nothing was recorded (the run never started): close, and remove the
+ * file if we created it. */
+void rec_abandon(struct recorder *w);
+
+/* A record's fields, as the metadata's numpy dtype description has them. */
+struct rec_field {
+	const char *name, *type;	/* "seq", "<u8" */
+	unsigned int count;		/* 0: a scalar; else an array of these */
+};
+
+#define REC_NFIELDS	16
+extern const struct rec_field rec_fields[REC_NFIELDS];
+
+/*
+ * Check a recording's metadata (len bytes of JSON; the header says
+ * version): the keys a reader knows have their types, the record's dtype
+ * is the format's (Documentation/recording-format.rst). 0, or -1 with
+ * what is wrong and where in why ("start_ns is \"x\", not ...").
+ */
+int rec_meta_check(const char *raw, size_t len, uint32_t version, char *why,
+		   size_t size);
+
+/* A recording opened for reading, its header checked. */
+struct rec_reader {
+	int fd;
+	const char *path;
+	struct rec_file_header h;	/* host byte order */
+	uint64_t size;			/* bytes */
+	uint64_t records;		/* whole records in the file */
+	uint64_t partial;		/* bytes of a cut record at the end */
+	bool complete;			/* REC_F_COMPLETE */
+	bool has_extras;		/* REC_F_EXTRAS: xh is the section's */
+	struct rec_extra_header xh;	/* host byte order */
+	uint64_t extras_at;		/* file offset of the first entry */
+};
+
+/*
+ * Open and check path: a regular file, an mtg recording of a format this
+ * mtgctl reads, its metadata sound (rec_meta_check), whole. A truncated,
+ * damaged or foreign file is refused (-EINVAL), saying why; an unfinished
+ * one (no COMPLETE flag) is read as far as its whole records go.
+ */
+int rec_open(struct rec_reader *r, const char *path);
+/* Up to n records from index first into out (host byte order); how many. */
+int64_t rec_read(struct rec_reader *r, uint64_t first, struct mtg_rx_rec *out,
+		 size_t n);
+/*
+ * The extra entry at *pos (0: the first), its data (at most cap bytes)
+ * into data; *pos moves to the next one. 1, 0 after the last, or -EINVAL
+ * for a damaged entry (said), -errno if it cannot be read.
+ */
+int rec_extra_next(struct rec_reader *r, uint64_t *pos, struct rec_extra *e,
+		   void *data, size_t cap);
+void rec_close(struct rec_reader *r);
+
+#endif /* MTGCTL_RECORDING_H */

@@ -1,0 +1,831 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The traffic models (Documentation/idf.rst, "Models"). Every variate
+ * comes from GSL's samplers on the TG's generator; the only arithmetic of
+ * our own is the structure of the models: the Markov chain of mmpp, the
+ * talkspurts of voice, the circulant embedding and midpoint displacement
+ * of fgn.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include <sys/socket.h>
+
+#include <gsl/gsl_fft_complex.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
+
+#include "traffic/models.h"
+#include "traffic/rng.h"
+
+#define P(i)	(g->tg->dist_param[i])
+
+static double preset_fixed_gap(const struct idf_tg *tg);
+
+double model_typical_gap(const struct idf_tg *tg)
+{
+	const double *p = tg->dist_param;
+
+	switch (tg->dist) {
+	case IDF_DIST_PARETO:	/* the median where the mean is infinite */
+		return p[0] > 1 ? p[1] * p[0] / (p[0] - 1) :
+			p[1] * pow(2, 1 / p[0]);
+	case IDF_DIST_CAUCHY:
+		return p[0] + p[1];
+	case IDF_DIST_NORMAL:
+		return p[0] + p[1];
+	case IDF_DIST_GAMMA:
+		return p[0] * p[1];
+	case IDF_DIST_WEIBULL:
+		return p[1] * gsl_sf_gamma(1 + 1 / p[0]);
+	case IDF_DIST_LOGNORMAL:
+		return p[0] * exp(p[1] * p[1] / 2);
+	case IDF_DIST_TRACE:	/* sized by the file, once read */
+	case IDF_DIST_PCAP:
+		return 1e6;
+	case IDF_DIST_VOIP:
+	case IDF_DIST_DNS:
+		return preset_fixed_gap(tg);
+	case IDF_DIST_TELNET:	/* the median; the mean is infinite */
+		return 1.1e6 * pow(2, 1 / 0.95);
+	case IDF_DIST_QUAKE3:
+		return 0.6 * 4.29e6 + 0.4 * 10.75e6;
+	case IDF_DIST_CSA:
+	case IDF_DIST_CSI:
+		return 41.7e6;
+	case IDF_DIST_VOICE:	/* the mean over talkspurts and silences */
+		return idf_mean_gap_ns(tg) * (p[0] + p[1]) / p[0];
+	default:
+		return idf_mean_gap_ns(tg);
+	}
+}
+
+/*
+ * D-ITG 2.8.1's presets (src/ITGSend/traffic.cpp), gaps in ms and
+ * payload bytes as D-ITG draws them; each payload travels after mtg's
+ * headers (preset_len()).
+ */
+#define MS	1e6
+
+static const double telnet_p[15] = {	/* payload 21 + i bytes */
+	0.65, 0.13, 0.07, 0.05, 0.03, 0.01, 0.01, 0.01, 0.01,
+	0.005, 0.005, 0.005, 0.005, 0.005, 0.005,
+};
+static const double csi_bytes[8] = { 27, 28, 29, 30, 31, 32, 33, 35 };
+static const double csi_p[8] = {
+	0.8312, 0.0018, 0.0453, 0.0195, 0.0879, 0.0024, 0.0106, 0.0013,
+};
+
+/* Student's t at location mu, scale sigma, redrawn while below 0. */
+static double student(gsl_rng *r, double mu, double sigma, double nu)
+{
+	double v;
+
+	do
+		v = mu + sigma * gsl_ran_tdist(r, nu);
+	while (v < 0);
+	return v;
+}
+
+static double preset_gap(struct model_gen *g)
+{
+	gsl_rng *r = g->rng;
+
+	switch (g->tg->dist) {
+	case IDF_DIST_TELNET:
+		return gsl_ran_pareto(r, 0.95, 1.1 * MS);
+	case IDF_DIST_QUAKE3:
+		/* D-ITG's mixture: draw which part, then from it */
+		return gsl_rng_uniform(r) < 0.6 ?
+			gsl_ran_exponential(r, 4.29 * MS) : 10.75 * MS;
+	case IDF_DIST_CSA:
+		return student(r, 41.6994 * MS, 0.104821 * MS, 0.704073);
+	case IDF_DIST_CSI:
+		return student(r, 41.6858 * MS, 0.0694393 * MS, 1.08341);
+	default:	/* voip, dns: fixed, spread by base_next() */
+		return 0;
+	}
+}
+
+/* D-ITG's payload bytes: a whole number (cut down), 16 at least. */
+static uint32_t preset_payload(struct model_gen *g)
+{
+	const struct idf_tg *tg = g->tg;
+	gsl_rng *r = g->rng;
+	double b;
+
+	switch (tg->dist) {
+	case IDF_DIST_VOIP:
+		b = P(2) * idf_codecs[(int)P(0)].frame_bytes *
+			idf_codecs[(int)P(0)].frames_per_pkt + P(1);
+		break;
+	case IDF_DIST_TELNET:
+		b = 21 + (double)gsl_ran_discrete(r, g->sizes);
+		break;
+	case IDF_DIST_DNS:
+		b = 100 + 220 * gsl_rng_uniform(r);
+		break;
+	case IDF_DIST_QUAKE3:
+		b = 64.151757 + gsl_ran_gaussian_ziggurat(r, 3.2035755);
+		break;
+	case IDF_DIST_CSA:
+		b = gsl_rng_uniform(r) < 0.3732 ?
+			34.8352 + gsl_ran_gaussian_ziggurat(r, 4.3915) :
+			49.4904 + gsl_ran_gaussian_ziggurat(r, 3.6186);
+		break;
+	case IDF_DIST_CSI:
+		b = csi_bytes[gsl_ran_discrete(r, g->sizes)];
+		break;
+	default:
+		b = 0;
+	}
+	b = floor(b);
+	return b < 16 ? 16 : b > 4096 ? 4096 : (uint32_t)b;
+}
+
+/* The gap of voip and dns: a fixed rate. */
+static double preset_fixed_gap(const struct idf_tg *tg)
+{
+	if (tg->dist == IDF_DIST_DNS)
+		return 1e9 / 0.56;
+	return 1e9 / idf_codecs[(int)tg->dist_param[0]].pkts_per_s;
+}
+
+static int preset_init(struct model_gen *g, char *err, size_t size)
+{
+	g->headers = (g->tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
+		      IDF_LEN_MIN_IPV4);
+	if (g->tg->dist == IDF_DIST_TELNET)
+		g->sizes = gsl_ran_discrete_preproc(15, telnet_p);
+	else if (g->tg->dist == IDF_DIST_CSI)
+		g->sizes = gsl_ran_discrete_preproc(8, csi_p);
+	else
+		return 0;
+	if (!g->sizes) {
+		snprintf(err, size, "out of memory for the preset's sizes");
+		return -1;
+	}
+	return 0;
+}
+
+/* Trace and pcap files */
+
+/* Grows g->file to hold one more entry; -1: no memory. */
+static int file_push(struct model_gen *g, size_t *cap, uint64_t t,
+		     uint32_t len)
+{
+	if (g->file_len == *cap) {
+		size_t n = *cap ? 2 * *cap : 1024;
+		struct mtg_tt_entry *e = realloc(g->file, n * sizeof(*e));
+
+		if (!e)
+			return -1;
+		g->file = e;
+		*cap = n;
+	}
+	/* the departure time for now; file_gaps() makes it a gap */
+	g->file[g->file_len].gap_ns = t;
+	g->file[g->file_len].len = len;
+	g->file[g->file_len].reserved = 0;
+	g->file_len++;
+	return 0;
+}
+
+/*
+ * Times into gaps: entry k's gap is time k+1 - time k (0 where a pcap's
+ * clock went back); the last one's the mean, so that a loop keeps the rate.
+ */
+static void file_gaps(struct model_gen *g)
+{
+	size_t k, n = g->file_len;
+	uint64_t span = g->file[n - 1].gap_ns - g->file[0].gap_ns;
+
+	for (k = 0; k + 1 < n; k++) {
+		uint64_t a = g->file[k].gap_ns, b = g->file[k + 1].gap_ns;
+
+		if (b < a)
+			g->backwards++;
+		g->file[k].gap_ns = b > a ? b - a : 0;
+	}
+	g->file[n - 1].gap_ns = span / (n - 1);
+}
+
+/*
+ * A trace: lines of TIME LENGTH, TIME the departure after the trace's
+ * start (s for a bare number, or a unit) and not decreasing, LENGTH the
+ * frame's bytes at L2 without FCS; '#' comments, blank lines.
+ */
+static int trace_load(struct model_gen *g, FILE *in, const char *path,
+		      char *err, size_t size)
+{
+	uint32_t min_len = g->tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
+		IDF_LEN_MIN_IPV4;
+	char *line = NULL, *c, *time_s, *len_s, *save, *end;
+	size_t cap = 0, ecap = 0;
+	unsigned int lineno = 0;
+	uint64_t t, prev = 0;
+	unsigned long len;
+	const char *why;
+	int ret = -1;
+
+	while (getline(&line, &cap, in) >= 0) {
+		lineno++;
+		c = strchr(line, '#');
+		if (c)
+			*c = '\0';
+		time_s = strtok_r(line, " \t\r\n", &save);
+		if (!time_s)
+			continue;
+		len_s = strtok_r(NULL, " \t\r\n", &save);
+		why = NULL;
+		if (idf_parse_time(time_s, 9, &t, &why)) {
+			snprintf(err, size, "%s:%u:%ld: expected a time (s, or a unit: ns, us, ms, s), got '%s'%s%s%s",
+				 path, lineno, (long)(time_s - line) + 1,
+				 time_s, why ? " (" : "", why ? why : "",
+				 why ? ")" : "");
+			goto out;
+		}
+		if (g->file_len && t < prev) {
+			snprintf(err, size, "%s:%u:%ld: the time goes back (%s after %llu ns)",
+				 path, lineno, (long)(time_s - line) + 1,
+				 time_s, (unsigned long long)prev);
+			goto out;
+		}
+		errno = 0;
+		len = len_s ? strtoul(len_s, &end, 10) : 0;
+		if (!len_s || errno || *end || !isdigit((unsigned char)*len_s) ||
+		    len < min_len || len > IDF_LEN_MAX) {
+			snprintf(err, size, "%s:%u:%ld: expected a frame length, %u .. %u bytes, got '%s'",
+				 path, lineno,
+				 len_s ? (long)(len_s - line) + 1 :
+				 (long)strlen(time_s) + (long)(time_s - line) + 1,
+				 min_len, IDF_LEN_MAX, len_s ? len_s : "end of line");
+			goto out;
+		}
+		if (strtok_r(NULL, " \t\r\n", &save)) {
+			snprintf(err, size, "%s:%u: expected TIME LENGTH and nothing more",
+				 path, lineno);
+			goto out;
+		}
+		if (file_push(g, &ecap, t, (uint32_t)len)) {
+			snprintf(err, size, "out of memory for %s", path);
+			goto out;
+		}
+		prev = t;
+	}
+	ret = 0;
+out:
+	free(line);
+	return ret;
+}
+
+static uint32_t rd32(const unsigned char *b, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* A classic pcap file's timestamps (any byte order, us or ns). */
+static int pcap_load(struct model_gen *g, FILE *in, const char *path,
+		     char *err, size_t size)
+{
+	unsigned char hdr[24], rec[16];
+	uint64_t frac_ns, k = 0;
+	size_t ecap = 0;
+	bool swap;
+	uint32_t magic;
+
+	if (fread(hdr, 1, sizeof(hdr), in) != sizeof(hdr)) {
+		snprintf(err, size, "%s: not a pcap file (shorter than its header)",
+			 path);
+		return -1;
+	}
+	memcpy(&magic, hdr, 4);
+	swap = magic == 0xd4c3b2a1 || magic == 0x4d3cb2a1;
+	magic = swap ? __builtin_bswap32(magic) : magic;
+	if (magic != 0xa1b2c3d4 && magic != 0xa1b23c4d) {
+		snprintf(err, size, "%s: not a pcap file (magic %08x; pcapng: convert it with 'editcap -F pcap')",
+			 path, magic);
+		return -1;
+	}
+	frac_ns = magic == 0xa1b23c4d ? 1 : 1000;
+	for (;; k++) {
+		size_t got = fread(rec, 1, sizeof(rec), in);
+		uint32_t incl;
+
+		if (!got)
+			break;
+		incl = rd32(rec + 8, swap);
+		if (got != sizeof(rec) || incl > (1U << 18) ||
+		    fseek(in, incl, SEEK_CUR)) {
+			snprintf(err, size, "%s: packet %llu is cut short or damaged",
+				 path, (unsigned long long)k + 1);
+			return -1;
+		}
+		if (file_push(g, &ecap, rd32(rec, swap) * 1000000000ULL +
+			      rd32(rec + 4, swap) * frac_ns,
+			      g->tg->len_max)) {
+			snprintf(err, size, "out of memory for %s", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int file_load(struct model_gen *g, char *err, size_t size)
+{
+	const char *path = g->tg->dist_file, *why;
+	FILE *in = idf_fopen_regular(path, &why);
+	int ret;
+
+	if (!in) {
+		snprintf(err, size, "cannot read %s: %s", path, why);
+		return -1;
+	}
+	ret = g->tg->dist == IDF_DIST_TRACE ?
+		trace_load(g, in, path, err, size) :
+		pcap_load(g, in, path, err, size);
+	if (!ret && ferror(in)) {
+		snprintf(err, size, "cannot read %s: %s", path,
+			 strerror(errno));
+		ret = -1;
+	}
+	fclose(in);
+	if (!ret && g->file_len < 2) {
+		snprintf(err, size, "%s: %zu packets; a timing needs 2 at least",
+			 path, g->file_len);
+		ret = -1;
+	}
+	if (!ret)
+		file_gaps(g);
+	return ret;
+}
+
+/* The file's entries; an error names the keyword that gave the file. */
+static int file_init(struct model_gen *g, char *err, size_t size)
+{
+	int k = snprintf(err, size, "'dist %s': ",
+			 idf_dist_name(g->tg->dist));
+
+	if (k < 0 || (size_t)k >= size)
+		k = 0;
+	return file_load(g, err + k, size - (size_t)k);
+}
+
+/* fGn's autocovariance at lag k, unit variance. */
+static double fgn_acov(double h, double k)
+{
+	return (pow(fabs(k + 1), 2 * h) - 2 * pow(fabs(k), 2 * h) +
+		pow(fabs(k - 1), 2 * h)) / 2;
+}
+
+/*
+ * Davies and Harte (1987): embed the covariance in a circulant of size
+ * 2N whose eigenvalues (one FFT) are the variances of independent
+ * complex normals; a second FFT of those gives N exact fGn samples.
+ */
+static int fgn_exact_init(struct model_gen *g, char *err, size_t size)
+{
+	size_t n = MODEL_FGN_BATCH, m = 2 * n, j;
+	double *w = g->fgn_work;
+
+	g->fgn_sqrt_eig = calloc(m, sizeof(double));
+	if (!g->fgn_sqrt_eig) {
+		snprintf(err, size, "out of memory for fgn's eigenvalues");
+		return -1;
+	}
+	for (j = 0; j < m; j++) {
+		w[2 * j] = fgn_acov(P(1), (double)(j <= n ? j : m - j));
+		w[2 * j + 1] = 0;
+	}
+	gsl_fft_complex_radix2_forward(w, 1, m);
+	for (j = 0; j < m; j++) {
+		/* >= 0 for fGn (Craigmile 2003); rounding can go below */
+		double ev = w[2 * j] > 0 ? w[2 * j] : 0;
+
+		g->fgn_sqrt_eig[j] = sqrt(ev / (double)m);
+	}
+	return 0;
+}
+
+static void fgn_exact_batch(struct model_gen *g, double *x)
+{
+	size_t n = MODEL_FGN_BATCH, m = 2 * n, k;
+	double *w = g->fgn_work, *s = g->fgn_sqrt_eig;
+
+	w[0] = s[0] * gsl_ran_gaussian_ziggurat(g->rng, 1);
+	w[1] = 0;
+	for (k = 1; k < n; k++) {
+		double re = gsl_ran_gaussian_ziggurat(g->rng, 1) * M_SQRT1_2;
+		double im = gsl_ran_gaussian_ziggurat(g->rng, 1) * M_SQRT1_2;
+
+		w[2 * k] = s[k] * re;
+		w[2 * k + 1] = s[k] * im;
+		w[2 * (m - k)] = s[k] * re;
+		w[2 * (m - k) + 1] = -s[k] * im;
+	}
+	w[2 * n] = s[n] * gsl_ran_gaussian_ziggurat(g->rng, 1);
+	w[2 * n + 1] = 0;
+	gsl_fft_complex_radix2_forward(w, 1, m);
+	for (k = 0; k < n; k++)
+		x[k] = w[2 * k];
+}
+
+/*
+ * MTG's method: random midpoint displacement of fractional Brownian
+ * motion on [0, 1] (Lau et al. 1995), then its increments, scaled to unit
+ * variance. An approximation (its covariances are not exactly fGn's);
+ * the tests find its Hurst parameter within 0.05 of the one asked.
+ */
+static void fgn_rmd_batch(struct model_gen *g, double *x)
+{
+	size_t n = MODEL_FGN_BATCH, step, i;
+	double h = P(1), *b = g->fgn_work;
+	double c = sqrt(1 - pow(2, 2 * h - 2)), sd;
+	int level;
+
+	b[0] = 0;
+	b[n] = gsl_ran_gaussian_ziggurat(g->rng, 1);
+	for (level = 1, step = n / 2; step; level++, step /= 2) {
+		sd = c * pow(2, -level * h);
+		for (i = step; i < n; i += 2 * step)
+			b[i] = (b[i - step] + b[i + step]) / 2 +
+				gsl_ran_gaussian_ziggurat(g->rng, sd);
+	}
+	sd = pow((double)n, h);
+	for (i = 0; i < n; i++)
+		x[i] = (b[i + 1] - b[i]) * sd;
+}
+
+/* Packet counts per slot of the next batch: mean + sqrt(peakedness * mean) * fGn. */
+static void fgn_batch(struct model_gen *g)
+{
+	size_t n = MODEL_FGN_BATCH, k;
+	double mean = (double)g->slot_ns / g->mean_gap;
+	double sd = sqrt(P(0) * mean), *x = g->fgn_x;
+
+	if (g->tg->fgn_method == IDF_FGN_RMD)
+		fgn_rmd_batch(g, x);
+	else
+		fgn_exact_batch(g, x);
+	for (k = 0; k < n; k++) {
+		long long c = llround(mean + sd * x[k]);
+
+		if (c < 0) {
+			g->negative++;
+			c = 0;
+		}
+		g->counts[k] = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+	}
+	g->in_batch = 0;
+}
+
+/* The next packet's departure: the slots' packets spread evenly in them. */
+static uint64_t fgn_departure(struct model_gen *g)
+{
+	uint64_t dep;
+
+	while (g->in_slot >= g->counts[g->in_batch]) {
+		g->in_slot = 0;
+		g->slot++;
+		if (++g->in_batch == MODEL_FGN_BATCH)
+			fgn_batch(g);
+	}
+	dep = g->slot * g->slot_ns +
+		g->in_slot * g->slot_ns / g->counts[g->in_batch];
+	g->in_slot++;
+	return dep;
+}
+
+static int fgn_init(struct model_gen *g, char *err, size_t size)
+{
+	size_t n = MODEL_FGN_BATCH;
+
+	g->slot_ns = (uint64_t)P(2);
+	g->counts = calloc(n, sizeof(*g->counts));
+	g->fgn_work = calloc(4 * n + 2, sizeof(double));
+	g->fgn_x = calloc(n, sizeof(double));
+	if (!g->counts || !g->fgn_work || !g->fgn_x) {
+		snprintf(err, size, "out of memory for fgn's batch");
+		return -1;
+	}
+	if (g->tg->fgn_method == IDF_FGN_EXACT && fgn_exact_init(g, err, size))
+		return -1;
+	fgn_batch(g);
+	g->next_dep = fgn_departure(g);
+	return 0;
+}
+
+/* 2-state MMPP: exponential stays in each state, Poisson arrivals in it. */
+static double mmpp_gap(struct model_gen *g)
+{
+	double gap = 0, x;
+
+	for (;;) {
+		x = gsl_ran_exponential(g->rng, 1 / g->rate[g->state]);
+		if (x <= g->left) {
+			g->left -= x;
+			return gap + x;
+		}
+		/* memoryless: what was drawn past the change is forgotten */
+		gap += g->left;
+		g->state ^= 1;
+		g->left = gsl_ran_exponential(g->rng, P(g->state));
+	}
+}
+
+static void mmpp_init(struct model_gen *g)
+{
+	double th = P(0), tl = P(1), ratio = P(2);
+	/* mean rate (th * high + tl * low) / (th + tl) = 1 / mean_gap */
+	double low = (th + tl) / (g->mean_gap * (ratio * th + tl));
+
+	g->rate[0] = ratio * low;
+	g->rate[1] = low;
+	/* start in the stationary distribution of the chain */
+	g->state = gsl_rng_uniform(g->rng) < th / (th + tl) ? 0 : 1;
+	g->left = gsl_ran_exponential(g->rng, P(g->state));
+}
+
+/* Talkspurts of a geometric number of packets (mean TALK), silences exponential. */
+static uint64_t voice_spurt(struct model_gen *g)
+{
+	double p = g->mean_gap / P(0);
+
+	return gsl_ran_geometric(g->rng, p < 1 ? p : 1);
+}
+
+static double voice_gap(struct model_gen *g)
+{
+	double gap = g->mean_gap;
+
+	if (!--g->spurt_left) {
+		gap += gsl_ran_exponential(g->rng, P(1));
+		g->spurt_left = voice_spurt(g);
+	}
+	return gap;
+}
+
+/*
+ * Normal and Cauchy gaps: drawn again while below 0, so the law is the
+ * distribution truncated to [0, inf). LOCATION and MEAN are not below 0,
+ * so a draw is kept with probability 1/2 at least.
+ */
+static double truncated(gsl_rng *r, double loc, double scale, bool cauchy)
+{
+	double v;
+
+	do
+		v = loc + (cauchy ? gsl_ran_cauchy(r, scale) :
+			   gsl_ran_gaussian_ziggurat(r, scale));
+	while (v < 0);
+	return v;
+}
+
+static double gap_draw(struct model_gen *g)
+{
+	gsl_rng *r = g->rng;
+	const struct idf_tg *tg = g->tg;
+
+	switch (tg->dist) {
+	case IDF_DIST_FIXED:
+		return 0;	/* model_next() spreads the fixed gap */
+	case IDF_DIST_UNIFORM:
+		if (idf_has(tg, IDF_KW_thro))
+			return gsl_ran_flat(r, 0, 2 * g->mean_gap);
+		return gsl_ran_flat(r, (double)tg->inta_min,
+				    (double)tg->inta_max);
+	case IDF_DIST_EXPONENTIAL:
+		return gsl_ran_exponential(r, g->mean_gap);
+	case IDF_DIST_MMPP:
+		return mmpp_gap(g);
+	case IDF_DIST_VOICE:
+		return voice_gap(g);
+	case IDF_DIST_FGN:
+		return 0;	/* model_next() takes the departures */
+	case IDF_DIST_PARETO:
+		return gsl_ran_pareto(r, P(0), P(1));
+	case IDF_DIST_CAUCHY:
+		return truncated(r, P(0), P(1), true);
+	case IDF_DIST_NORMAL:
+		return truncated(r, P(0), P(1), false);
+	case IDF_DIST_GAMMA:
+		return gsl_ran_gamma(r, P(0), P(1));
+	case IDF_DIST_WEIBULL:
+		return gsl_ran_weibull(r, P(1), P(0));
+	case IDF_DIST_LOGNORMAL:
+		return gsl_ran_lognormal(r, log(P(0)), P(1));
+	default:	/* files and presets: base_next() */
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A fixed rate of fix_num / fix_den ns a gap: departure k at floor(k num /
+ * den), in 128-bit integers, so that the rate is exact over any run (as
+ * tables.c's fixed tables).
+ */
+static uint64_t fixed_gap(const struct model_gen *g)
+{
+	unsigned __int128 at = (unsigned __int128)g->k * g->fix_num;
+
+	return (uint64_t)((at + g->fix_num) / g->fix_den - at / g->fix_den);
+}
+
+static void fixed_init(struct model_gen *g)
+{
+	const struct idf_tg *tg = g->tg;
+
+	g->fix_den = 1;
+	if (tg->dist == IDF_DIST_DNS) {
+		g->fix_num = 100000000000ULL;	/* 0.56 packets/s */
+		g->fix_den = 56;
+	} else if (tg->dist == IDF_DIST_VOIP) {
+		g->fix_num = 1000000000ULL;
+		g->fix_den = (uint64_t)idf_codecs[(int)P(0)].pkts_per_s;
+	} else if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
+		/* the mean length's bits: (min + max) / 2 * 8 */
+		g->fix_num = ((uint64_t)tg->len_min + tg->len_max) * 4 *
+			1000000000ULL;
+		g->fix_den = tg->thro_req;
+	} else {
+		g->fix_num = tg->inta_min + tg->inta_max;
+		g->fix_den = 2;
+	}
+}
+
+/* A drawn gap in whole ns, cut to an hour (counted). */
+static uint64_t drawn_gap(struct model_gen *g, double gap)
+{
+	if (gap > MODEL_GAP_MAX_NS) {
+		gap = MODEL_GAP_MAX_NS;
+		g->clipped++;
+	}
+	return (uint64_t)llround(gap);
+}
+
+/* pkts variable: a length uniform on MIN .. MAX. */
+static uint32_t variable_len(struct model_gen *g)
+{
+	return g->tg->len_min + (uint32_t)gsl_rng_uniform_int(g->rng,
+				g->tg->len_max - g->tg->len_min + 1);
+}
+
+/* The model's own entry: the gap to the next departure, the length. */
+static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	const struct idf_tg *tg = g->tg;
+
+	memset(e, 0, sizeof(*e));
+	if (tg->dist >= IDF_DIST_VOIP) {
+		if (tg->dist == IDF_DIST_VOIP || tg->dist == IDF_DIST_DNS) {
+			e->gap_ns = fixed_gap(g);
+		} else {
+			e->gap_ns = drawn_gap(g, preset_gap(g));
+		}
+		/* mtg's headers (Ethernet, IP, UDP, MTG), then D-ITG's payload */
+		e->len = g->headers + preset_payload(g);
+		g->k++;
+		return;
+	}
+	if (tg->dist == IDF_DIST_FIXED) {
+		e->gap_ns = fixed_gap(g);
+	} else if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP) {
+		*e = g->file[g->k % g->file_len];
+		if (tg->dist == IDF_DIST_PCAP && tg->pkts == IDF_PKTS_VARIABLE)
+			e->len = variable_len(g);
+		g->k++;
+		return;
+	} else if (tg->dist == IDF_DIST_FGN) {
+		uint64_t dep = fgn_departure(g);
+
+		e->gap_ns = dep - g->next_dep;
+		g->next_dep = dep;
+	} else {
+		e->gap_ns = drawn_gap(g, gap_draw(g));
+	}
+	if (tg->pkts == IDF_PKTS_VARIABLE)
+		e->len = variable_len(g);
+	else
+		e->len = tg->len_max;
+	g->k++;
+}
+
+/*
+ * time poisson (MTG's phone calls): the model runs during calls of
+ * exponential length (mean CALL); a departure that would fall after the
+ * call's end moves to the start of the next call, an exponential idle
+ * time (mean IDLE) after that end.
+ */
+static void calls(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	const struct idf_tg *tg = g->tg;
+	double gap = (double)e->gap_ns;
+
+	if (gap <= g->call_left) {
+		g->call_left -= gap;
+		return;
+	}
+	gap = g->call_left + gsl_ran_exponential(g->rng, (double)tg->call_idle);
+	g->call_left = gsl_ran_exponential(g->rng, (double)tg->call_len);
+	e->gap_ns = (uint64_t)llround(gap < MODEL_GAP_MAX_NS ? gap :
+				      MODEL_GAP_MAX_NS);
+}
+
+/*
+ * jitt (MTG): each departure later than the model's by U(0, jitt); one
+ * never goes before the one ahead of it (it then leaves right after).
+ */
+static void jitter(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	uint64_t next = g->nominal + e->gap_ns, at;
+
+	at = next + (uint64_t)llround(gsl_ran_flat(g->rng, 0,
+						   (double)g->tg->jitter));
+	if (at < g->jittered)
+		at = g->jittered;
+	e->gap_ns = at - g->jittered;
+	g->nominal = next;
+	g->jittered = at;
+}
+
+void model_next(struct model_gen *g, struct mtg_tt_entry *e)
+{
+	base_next(g, e);
+	if (g->tg->time == IDF_TIME_POISSON)
+		calls(g, e);
+	if (g->tg->jitter)
+		jitter(g, e);
+}
+
+int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
+	       size_t size)
+{
+	int ret = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->tg = tg;
+	g->rng = rng_new(tg->rng, idf_seed(tg));
+	if (!g->rng) {
+		snprintf(err, size, "out of memory for the generator");
+		return -1;
+	}
+	g->mean_gap = idf_mean_gap_ns(tg);
+	fixed_init(g);
+	switch (tg->dist) {
+	case IDF_DIST_MMPP:
+		mmpp_init(g);
+		break;
+	case IDF_DIST_VOICE:
+		g->spurt_left = voice_spurt(g);
+		break;
+	case IDF_DIST_FGN:
+		ret = fgn_init(g, err, size);
+		break;
+	case IDF_DIST_TRACE:
+	case IDF_DIST_PCAP:
+		ret = file_init(g, err, size);
+		break;
+	default:
+		if (tg->dist >= IDF_DIST_VOIP)
+			ret = preset_init(g, err, size);
+		break;
+	}
+	if (ret) {
+		model_free(g);
+		return -1;
+	}
+	/* the first call starts after an idle time; the first packet's jitter */
+	if (tg->time == IDF_TIME_POISSON) {
+		g->first_ns = (uint64_t)llround(
+			gsl_ran_exponential(g->rng, (double)tg->call_idle));
+		g->call_left = gsl_ran_exponential(g->rng, (double)tg->call_len);
+	}
+	if (tg->jitter) {
+		g->jittered = (uint64_t)llround(gsl_ran_flat(g->rng, 0,
+							      (double)tg->jitter));
+		g->first_ns += g->jittered;
+	}
+	return 0;
+}
+
+void model_free(struct model_gen *g)
+{
+	if (g->rng)
+		gsl_rng_free(g->rng);
+	free(g->fgn_sqrt_eig);
+	free(g->fgn_work);
+	free(g->fgn_x);
+	free(g->counts);
+	free(g->file);
+	if (g->sizes)
+		gsl_ran_discrete_free(g->sizes);
+	memset(g, 0, sizeof(*g));
+}
