@@ -195,48 +195,48 @@ static void print_ctrl(const struct idf_file *f, size_t i)
 	}
 }
 
-static void json_ctrl(struct json *j, const struct idf_file *f)
+static void json_ctrl(struct jw *j, const struct idf_file *f)
 {
 	char hex[2 * IDF_CTRL_MAX + 1];
 	size_t k, b;
 
-	json_key(j, "ctrl");
-	json_arr_begin(j);
+	jw_key(j, "ctrl");
+	jw_arr_begin(j);
 	for (k = 0; k < f->nctrls; k++) {
 		const struct idf_ctrl *c = &f->ctrls[k];
 
 		for (b = 0; b < c->len; b++)
 			snprintf(hex + 2 * b, 3, "%02x", c->data[b]);
 		hex[2 * c->len] = '\0';
-		json_obj_begin(j);
-		json_ku64(j, "tg", f->tgs[c->tg].id);
-		json_ku64(j, "at_ns", c->at);
-		json_ku64(j, "len", c->len);
-		json_kstr(j, "hex", hex);
-		json_ku64(j, "line", c->loc.line);
-		json_obj_end(j);
+		jw_obj_begin(j);
+		jw_ku64(j, "tg", f->tgs[c->tg].id);
+		jw_ku64(j, "at_ns", c->at);
+		jw_ku64(j, "len", c->len);
+		jw_kstr(j, "hex", hex);
+		jw_ku64(j, "line", c->loc.line);
+		jw_obj_end(j);
 	}
-	json_arr_end(j);
+	jw_arr_end(j);
 }
 
-static void json_diags(struct json *j, const struct idf_file *f, bool warning)
+static void json_diags(struct jw *j, const struct idf_file *f, bool warning)
 {
 	size_t i;
 
-	json_key(j, warning ? "warnings" : "errors");
-	json_arr_begin(j);
+	jw_key(j, warning ? "warnings" : "errors");
+	jw_arr_begin(j);
 	for (i = 0; i < f->ndiags; i++) {
 		const struct idf_diag *d = &f->diags[i];
 
 		if (d->warning != warning)
 			continue;
-		json_obj_begin(j);
-		json_ku64(j, "line", d->loc.line);
-		json_ku64(j, "col", d->loc.col);
-		json_kstr(j, "message", d->msg);
-		json_obj_end(j);
+		jw_obj_begin(j);
+		jw_ku64(j, "line", d->loc.line);
+		jw_ku64(j, "col", d->loc.col);
+		jw_kstr(j, "message", d->msg);
+		jw_obj_end(j);
 	}
-	json_arr_end(j);
+	jw_arr_end(j);
 }
 
 /* DEV or DEV@NETNS: where a `listen` entry lives ("" for ours). */
@@ -263,30 +263,30 @@ static void print_listen(const struct idf_file *f)
 	       f->passthrough ? "yes" : "no");
 }
 
-static void json_listen(struct json *j, const struct idf_file *f)
+static void json_listen(struct jw *j, const struct idf_file *f)
 {
 	size_t i;
 
-	json_key(j, "listen");
-	json_arr_begin(j);
+	jw_key(j, "listen");
+	jw_arr_begin(j);
 	for (i = 0; i < f->nlisten; i++) {
 		const char *ns = listen_netns(f, &f->listen[i]);
 
-		json_obj_begin(j);
-		json_kstr(j, "dev", f->listen[i].dev);
-		json_kstr(j, "netns", ns[0] ? ns : NULL);
-		json_obj_end(j);
+		jw_obj_begin(j);
+		jw_kstr(j, "dev", f->listen[i].dev);
+		jw_kstr(j, "netns", ns[0] ? ns : NULL);
+		jw_obj_end(j);
 	}
-	json_arr_end(j);
-	json_kstr(j, "out", f->out);
-	json_kbool(j, "passthrough", f->passthrough);
+	jw_arr_end(j);
+	jw_kstr(j, "out", f->out);
+	jw_kbool(j, "passthrough", f->passthrough);
 }
 
 int cmd_check(const char *file, const struct check_opts *o)
 {
 	struct idf_file f;
 	struct tt *tts = NULL;
-	struct json j;
+	struct jw j;
 	char err[256];
 	size_t i, built = 0;
 	int ret, rc = EXIT_ERROR;
@@ -313,23 +313,23 @@ int cmd_check(const char *file, const struct check_opts *o)
 		}
 	}
 	if (o->json) {
-		json_init(&j, stdout);
-		json_obj_begin(&j);
-		json_kstr(&j, "format", "mtgctl-check");
-		json_ku64(&j, "version", 1);
-		json_kstr(&j, "file", file);
-		json_kbool(&j, "valid", !ret);
+		jw_init(&j, stdout);
+		jw_obj_begin(&j);
+		jw_kstr(&j, "format", "mtgctl-check");
+		jw_ku64(&j, "version", 1);
+		jw_kstr(&j, "file", file);
+		jw_kbool(&j, "valid", !ret);
 		json_diags(&j, &f, false);
 		json_diags(&j, &f, true);
 		json_listen(&j, &f);
 		if (!ret)
 			json_ctrl(&j, &f);
-		json_key(&j, "tgs");
-		json_arr_begin(&j);
+		jw_key(&j, "tgs");
+		jw_arr_begin(&j);
 		for (i = 0; i < built; i++)
 			tg_json(&j, &f.tgs[i], &tts[i], true);
-		json_arr_end(&j);
-		json_obj_end(&j);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	} else if (!ret) {
 		print_listen(&f);
 		for (i = 0; i < built; i++) {

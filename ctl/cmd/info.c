@@ -68,7 +68,7 @@ static void print_ctrl(struct info *in, const struct rec_extra *e, void *arg)
 
 static void json_ctrl(struct info *in, const struct rec_extra *e, void *arg)
 {
-	struct json *j = arg;
+	struct jw *j = arg;
 	char hex[2 * MTG_CTRLMSG_MAX + 1];
 	uint32_t i, n = e->data_len < MTG_CTRLMSG_MAX ? e->data_len :
 		MTG_CTRLMSG_MAX;
@@ -78,17 +78,17 @@ static void json_ctrl(struct info *in, const struct rec_extra *e, void *arg)
 	for (i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", in->data[i]);
 	hex[2 * n] = '\0';
-	json_obj_begin(j);
-	json_ku64(j, "run_id", e->run_id);
-	json_ku64(j, "tg_id", e->tg_id);
-	json_ku64(j, "seq", e->seq);
-	json_ku64(j, "rx_ns", e->rx_ns);
-	json_ku64(j, "tx_ns", e->tx_ns);
-	json_ku64(j, "iface", e->iface);
-	json_ku64(j, "flags", e->rx_flags);
-	json_ku64(j, "len", e->data_len);
-	json_kstr(j, "hex", hex);
-	json_obj_end(j);
+	jw_obj_begin(j);
+	jw_ku64(j, "run_id", e->run_id);
+	jw_ku64(j, "tg_id", e->tg_id);
+	jw_ku64(j, "seq", e->seq);
+	jw_ku64(j, "rx_ns", e->rx_ns);
+	jw_ku64(j, "tx_ns", e->tx_ns);
+	jw_ku64(j, "iface", e->iface);
+	jw_ku64(j, "flags", e->rx_flags);
+	jw_ku64(j, "len", e->data_len);
+	jw_kstr(j, "hex", hex);
+	jw_obj_end(j);
 }
 
 static int scan(struct info *in)
@@ -174,78 +174,78 @@ static void print_json(struct info *in)
 {
 	const struct rec_reader *r = &in->r;
 	struct hist_summary owd;
-	struct json j;
+	struct jw j;
 	size_t i;
 
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_kstr(&j, "path", r->path);
-	json_ku64(&j, "version", r->h.version);
-	json_kbool(&j, "complete", r->complete);
-	json_ku64(&j, "header_bytes", r->h.header_bytes);
-	json_ku64(&j, "record_bytes", r->h.record_bytes);
-	json_ku64(&j, "meta_bytes", r->h.meta_bytes);
-	json_ku64(&j, "records", r->records);
-	json_ku64(&j, "partial_bytes", r->partial);
+	jw_init(&j, stdout);
+	jw_obj_begin(&j);
+	jw_kstr(&j, "path", r->path);
+	jw_ku64(&j, "version", r->h.version);
+	jw_kbool(&j, "complete", r->complete);
+	jw_ku64(&j, "header_bytes", r->h.header_bytes);
+	jw_ku64(&j, "record_bytes", r->h.record_bytes);
+	jw_ku64(&j, "meta_bytes", r->h.meta_bytes);
+	jw_ku64(&j, "records", r->records);
+	jw_ku64(&j, "partial_bytes", r->partial);
 	if (r->complete) {
-		json_ku64(&j, "not_written", r->h.not_written);
-		json_ku64(&j, "ring_drops", r->h.ring_drops);
-		json_ku64(&j, "end_ns", r->h.end_ns);
+		jw_ku64(&j, "not_written", r->h.not_written);
+		jw_ku64(&j, "ring_drops", r->h.ring_drops);
+		jw_ku64(&j, "end_ns", r->h.end_ns);
 	} else {
-		json_knull(&j, "not_written");
-		json_knull(&j, "ring_drops");
-		json_knull(&j, "end_ns");
+		jw_knull(&j, "not_written");
+		jw_knull(&j, "ring_drops");
+		jw_knull(&j, "end_ns");
 	}
-	json_ku64(&j, "ifaces_lost", r->h.ifaces_lost);
-	json_ku64(&j, "hdr_corrupt", in->hdr_corrupt);
-	json_key(&j, "flows");
-	json_arr_begin(&j);
+	jw_ku64(&j, "ifaces_lost", r->h.ifaces_lost);
+	jw_ku64(&j, "hdr_corrupt", in->hdr_corrupt);
+	jw_key(&j, "flows");
+	jw_arr_begin(&j);
 	for (i = 0; i < in->flows.n; i++) {
 		const struct meter *m = in->flows.all[i];
 
 		owd_of_meter(m, &owd);
-		json_obj_begin(&j);
-		json_ku64(&j, "run_id", m->run_id);
-		json_ku64(&j, "tg_id", m->tg_id);
-		json_ku64(&j, "records", m->records);
-		json_ku64(&j, "received", m->received);
-		json_ku64(&j, "gaps", meter_lost(m, -1));
-		json_ku64(&j, "duplicates", m->duplicates);
-		json_ku64(&j, "reordered", m->reordered);
-		json_ku64(&j, "bit_errors", m->bit_errors);
-		json_ku64(&j, "bits", m->bits);
-		json_ku64(&j, "csum_bad", m->csum_bad);
-		json_ku64(&j, "implausible", m->implausible);
-		json_key(&j, "owd_ns");
-		json_obj_begin(&j);
+		jw_obj_begin(&j);
+		jw_ku64(&j, "run_id", m->run_id);
+		jw_ku64(&j, "tg_id", m->tg_id);
+		jw_ku64(&j, "records", m->records);
+		jw_ku64(&j, "received", m->received);
+		jw_ku64(&j, "gaps", meter_lost(m, -1));
+		jw_ku64(&j, "duplicates", m->duplicates);
+		jw_ku64(&j, "reordered", m->reordered);
+		jw_ku64(&j, "bit_errors", m->bit_errors);
+		jw_ku64(&j, "bits", m->bits);
+		jw_ku64(&j, "csum_bad", m->csum_bad);
+		jw_ku64(&j, "implausible", m->implausible);
+		jw_key(&j, "owd_ns");
+		jw_obj_begin(&j);
 		if (owd.valid) {
-			json_ku64(&j, "p50", owd.p50);
-			json_ku64(&j, "p99", owd.p99);
-			json_ku64(&j, "max", owd.max);
-			json_ku64(&j, "mean", owd.mean);
+			jw_ku64(&j, "p50", owd.p50);
+			jw_ku64(&j, "p99", owd.p99);
+			jw_ku64(&j, "max", owd.max);
+			jw_ku64(&j, "mean", owd.mean);
 		}
-		json_obj_end(&j);
-		json_obj_end(&j);
+		jw_obj_end(&j);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_key(&j, "extras");
+	jw_arr_end(&j);
+	jw_key(&j, "extras");
 	if (r->h.version == REC_VERSION_EXTRAS) {
-		json_obj_begin(&j);
-		json_ku64(&j, "entries", r->has_extras ? r->xh.entries : 0);
-		json_ku64(&j, "not_written", r->xh.extras_lost);
-		json_ku64(&j, "ctrl_drops", r->xh.ctrl_drops);
-		json_ku64(&j, "keep_drops", r->xh.keep_drops);
-		json_ku64(&j, "payloads", in->extras[REC_EXTRA_PAYLOAD]);
-		json_ku64(&j, "wrong_bit_lists", in->extras[REC_EXTRA_WRONG_BITS]);
-		json_key(&j, "ctrl");
-		json_arr_begin(&j);
+		jw_obj_begin(&j);
+		jw_ku64(&j, "entries", r->has_extras ? r->xh.entries : 0);
+		jw_ku64(&j, "not_written", r->xh.extras_lost);
+		jw_ku64(&j, "ctrl_drops", r->xh.ctrl_drops);
+		jw_ku64(&j, "keep_drops", r->xh.keep_drops);
+		jw_ku64(&j, "payloads", in->extras[REC_EXTRA_PAYLOAD]);
+		jw_ku64(&j, "wrong_bit_lists", in->extras[REC_EXTRA_WRONG_BITS]);
+		jw_key(&j, "ctrl");
+		jw_arr_begin(&j);
 		each_extra(in, json_ctrl, &j);
-		json_arr_end(&j);
-		json_obj_end(&j);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	} else {
-		json_null(&j);
+		jw_null(&j);
 	}
-	json_obj_end(&j);
+	jw_obj_end(&j);
 }
 
 int cmd_info(const char *file, const struct info_opts *o)

@@ -213,77 +213,77 @@ int64_t receiver_poll(struct receiver *x)
 }
 
 /* A record's fields, as numpy's dtype description has them. */
-static void record_dtype(struct json *j)
+static void record_dtype(struct jw *j)
 {
 	size_t i;
 
-	json_key(j, "record");
-	json_obj_begin(j);
-	json_ku64(j, "bytes", sizeof(struct mtg_rx_rec));
-	json_key(j, "dtype");
-	json_arr_begin(j);
+	jw_key(j, "record");
+	jw_obj_begin(j);
+	jw_ku64(j, "bytes", sizeof(struct mtg_rx_rec));
+	jw_key(j, "dtype");
+	jw_arr_begin(j);
 	for (i = 0; i < REC_NFIELDS; i++) {
-		json_arr_begin(j);
-		json_str(j, rec_fields[i].name);
-		json_str(j, rec_fields[i].type);
+		jw_arr_begin(j);
+		jw_str(j, rec_fields[i].name);
+		jw_str(j, rec_fields[i].type);
 		if (rec_fields[i].count) {
-			json_arr_begin(j);
-			json_u64(j, rec_fields[i].count);
-			json_arr_end(j);
+			jw_arr_begin(j);
+			jw_u64(j, rec_fields[i].count);
+			jw_arr_end(j);
 		}
-		json_arr_end(j);
+		jw_arr_end(j);
 	}
-	json_arr_end(j);
-	json_key(j, "flags");
-	json_obj_begin(j);
-	json_ku64(j, "stamp_mask", MTG_RX_F_STAMP);
-	json_ku64(j, "stamp_hook", MTG_RX_STAMP_HOOK);
-	json_ku64(j, "stamp_sw", MTG_RX_STAMP_SW);
-	json_ku64(j, "stamp_hw", MTG_RX_STAMP_HW);
-	json_ku64(j, "ipv6", MTG_RX_F_IPV6);
-	json_ku64(j, "hdr_corrupt", MTG_RX_F_HDR_CORRUPT);
-	json_ku64(j, "csum_bad", MTG_RX_F_CSUM_BAD);
-	json_ku64(j, "kept", MTG_RX_F_KEPT);
-	json_ku64(j, "keep_lost", MTG_RX_F_KEEP_LOST);
-	json_obj_end(j);
-	json_obj_end(j);
+	jw_arr_end(j);
+	jw_key(j, "flags");
+	jw_obj_begin(j);
+	jw_ku64(j, "stamp_mask", MTG_RX_F_STAMP);
+	jw_ku64(j, "stamp_hook", MTG_RX_STAMP_HOOK);
+	jw_ku64(j, "stamp_sw", MTG_RX_STAMP_SW);
+	jw_ku64(j, "stamp_hw", MTG_RX_STAMP_HW);
+	jw_ku64(j, "ipv6", MTG_RX_F_IPV6);
+	jw_ku64(j, "hdr_corrupt", MTG_RX_F_HDR_CORRUPT);
+	jw_ku64(j, "csum_bad", MTG_RX_F_CSUM_BAD);
+	jw_ku64(j, "kept", MTG_RX_F_KEPT);
+	jw_ku64(j, "keep_lost", MTG_RX_F_KEEP_LOST);
+	jw_obj_end(j);
+	jw_obj_end(j);
 }
 
 /* The host and its clock, as the kernel tells them now. */
-static void host_and_clock(struct json *j)
+static void host_and_clock(struct jw *j)
 {
 	struct timex tx = { .modes = 0 };
 	struct utsname u;
 	int state;
 
-	json_key(j, "host");
-	json_obj_begin(j);
+	jw_key(j, "host");
+	jw_obj_begin(j);
 	if (!uname(&u)) {
-		json_kstr(j, "name", u.nodename);
-		json_kstr(j, "kernel", u.release);
-		json_kstr(j, "kernel_version", u.version);
-		json_kstr(j, "machine", u.machine);
+		jw_kstr(j, "name", u.nodename);
+		jw_kstr(j, "kernel", u.release);
+		jw_kstr(j, "kernel_version", u.version);
+		jw_kstr(j, "machine", u.machine);
 	}
-	json_obj_end(j);
+	jw_obj_end(j);
 
 	state = adjtimex(&tx);
-	json_key(j, "clock");
-	json_obj_begin(j);
-	json_kstr(j, "id", "CLOCK_TAI");
+	jw_key(j, "clock");
+	jw_obj_begin(j);
+	jw_kstr(j, "id", "CLOCK_TAI");
 	if (state >= 0) {
 		/* STA_UNSYNC: nothing disciplines the clock (no NTP/PTP). */
-		json_kbool(j, "synchronised",
-			   state != TIME_ERROR && !(tx.status & STA_UNSYNC));
-		json_ku64(j, "tai_offset_s", (uint64_t)tx.tai);
-		json_ku64(j, "maxerror_us", (uint64_t)tx.maxerror);
-		json_ku64(j, "esterror_us", (uint64_t)tx.esterror);
+		jw_kbool(j, "synchronised",
+			 state != TIME_ERROR && !(tx.status & STA_UNSYNC));
+		jw_ku64(j, "tai_offset_s", (uint64_t)tx.tai);
+		jw_ku64(j, "maxerror_us", (uint64_t)tx.maxerror);
+		jw_ku64(j, "esterror_us", (uint64_t)tx.esterror);
 	}
-	json_obj_end(j);
+	jw_obj_end(j);
 }
 
 char *rec_meta_json(const struct rec_meta *mi, size_t *len)
 {
-	struct json j;
+	struct jw j;
 	char *buf = NULL;
 	FILE *f;
 	size_t i;
@@ -291,63 +291,63 @@ char *rec_meta_json(const struct rec_meta *mi, size_t *len)
 	f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
-	json_init(&j, f);
-	json_obj_begin(&j);
-	json_kstr(&j, "format", "mtg-recording");
-	json_ku64(&j, "version", REC_VERSION);
-	json_kstr(&j, "command", mi->command);
-	json_kstr(&j, "mtgctl", MTGCTL_VERSION);
-	json_key(&j, "abi");
-	json_obj_begin(&j);
-	json_ku64(&j, "major", MTG_ABI_MAJOR);
-	json_ku64(&j, "minor", MTG_ABI_MINOR);
-	json_obj_end(&j);
+	jw_init(&j, f);
+	jw_obj_begin(&j);
+	jw_kstr(&j, "format", "mtg-recording");
+	jw_ku64(&j, "version", REC_VERSION);
+	jw_kstr(&j, "command", mi->command);
+	jw_kstr(&j, "mtgctl", MTGCTL_VERSION);
+	jw_key(&j, "abi");
+	jw_obj_begin(&j);
+	jw_ku64(&j, "major", MTG_ABI_MAJOR);
+	jw_ku64(&j, "minor", MTG_ABI_MINOR);
+	jw_obj_end(&j);
 	if (mi->run_id)
-		json_ku64(&j, "run_id", mi->run_id);
+		jw_ku64(&j, "run_id", mi->run_id);
 	else
-		json_knull(&j, "run_id");
-	json_ku64(&j, "start_ns", mi->start_ns);
+		jw_knull(&j, "run_id");
+	jw_ku64(&j, "start_ns", mi->start_ns);
 	host_and_clock(&j);
 	record_dtype(&j);
-	json_ku64(&j, "ring_records", mi->ring_records);
-	json_kbool(&j, "passthrough", mi->passthrough);
-	json_key(&j, "interfaces");
-	json_arr_begin(&j);
+	jw_ku64(&j, "ring_records", mi->ring_records);
+	jw_kbool(&j, "passthrough", mi->passthrough);
+	jw_key(&j, "interfaces");
+	jw_arr_begin(&j);
 	for (i = 0; i < mi->ndevs; i++) {
 		const struct listen_dev *d = &mi->devs[i];
 
-		json_obj_begin(&j);
-		json_ku64(&j, "id", d->id);
-		json_kstr(&j, "dev", d->l.dev);
-		json_kstr(&j, "netns", d->l.netns[0] ? d->l.netns : NULL);
-		json_ku64(&j, "ifindex", d->ifindex);
-		json_obj_end(&j);
+		jw_obj_begin(&j);
+		jw_ku64(&j, "id", d->id);
+		jw_kstr(&j, "dev", d->l.dev);
+		jw_kstr(&j, "netns", d->l.netns[0] ? d->l.netns : NULL);
+		jw_ku64(&j, "ifindex", d->ifindex);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_key(&j, "idf");
+	jw_arr_end(&j);
+	jw_key(&j, "idf");
 	if (mi->idf) {
-		json_obj_begin(&j);
-		json_kstr(&j, "file", mi->idf->name);
-		json_kstr(&j, "text", mi->idf->text ? mi->idf->text : "");
-		json_key(&j, "includes");
-		json_arr_begin(&j);
+		jw_obj_begin(&j);
+		jw_kstr(&j, "file", mi->idf->name);
+		jw_kstr(&j, "text", mi->idf->text ? mi->idf->text : "");
+		jw_key(&j, "includes");
+		jw_arr_begin(&j);
 		for (i = 0; i < mi->idf->nincludes; i++) {
-			json_obj_begin(&j);
-			json_kstr(&j, "file", mi->idf->includes[i].name);
-			json_kstr(&j, "text", mi->idf->includes[i].text);
-			json_obj_end(&j);
+			jw_obj_begin(&j);
+			jw_kstr(&j, "file", mi->idf->includes[i].name);
+			jw_kstr(&j, "text", mi->idf->includes[i].text);
+			jw_obj_end(&j);
 		}
-		json_arr_end(&j);
-		json_obj_end(&j);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	} else {
-		json_null(&j);
+		jw_null(&j);
 	}
-	json_key(&j, "tgs");
-	json_arr_begin(&j);
+	jw_key(&j, "tgs");
+	jw_arr_begin(&j);
 	for (i = 0; i < mi->ntgs; i++)
 		tg_json(&j, mi->tgs[i], mi->tts[i], false);
-	json_arr_end(&j);
-	json_obj_end(&j);
+	jw_arr_end(&j);
+	jw_obj_end(&j);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

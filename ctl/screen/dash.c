@@ -1050,122 +1050,122 @@ struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 
 /* ---- the JSON line ---------------------------------------------------- */
 
-static void kdouble_or_null(struct json *j, const char *key, bool valid,
+static void kdouble_or_null(struct jw *j, const char *key, bool valid,
 			    double v)
 {
 	if (valid && isfinite(v))
-		json_kdouble(j, key, v);
+		jw_kdouble(j, key, v);
 	else
-		json_knull(j, key);
+		jw_knull(j, key);
 }
 
 void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 		    const struct dash_events *ev, uint64_t *since)
 {
 	const struct dash_totals *t = &v->totals;
-	struct json j;
+	struct jw j;
 	uint64_t k;
 	size_t i;
 
-	json_init_compact(&j, f);
-	json_obj_begin(&j);
-	json_kstr(&j, "format", DASH_FORMAT);
-	json_ku64(&j, "version", DASH_VERSION);
-	json_kstr(&j, "type", type);
-	json_kstr(&j, "command", v->command);
-	json_kstr(&j, "file", v->file);
-	json_ku64(&j, "run_id", v->run_id);
-	json_ku64(&j, "time_ns", v->time_ns);
-	json_ku64(&j, "elapsed_ns", v->elapsed_ns);
+	jw_init_compact(&j, f);
+	jw_obj_begin(&j);
+	jw_kstr(&j, "format", DASH_FORMAT);
+	jw_ku64(&j, "version", DASH_VERSION);
+	jw_kstr(&j, "type", type);
+	jw_kstr(&j, "command", v->command);
+	jw_kstr(&j, "file", v->file);
+	jw_ku64(&j, "run_id", v->run_id);
+	jw_ku64(&j, "time_ns", v->time_ns);
+	jw_ku64(&j, "elapsed_ns", v->elapsed_ns);
 	if (v->remaining_known)
-		json_ku64(&j, "remaining_ns", v->remaining_ns);
+		jw_ku64(&j, "remaining_ns", v->remaining_ns);
 	else
-		json_knull(&j, "remaining_ns");
-	json_kstr(&j, "phase", v->phase);
-	json_key(&j, "totals");
-	json_obj_begin(&j);
-	json_ku64(&j, "sent", t->sent);
-	json_ku64(&j, "bytes", t->bytes);
-	json_ku64(&j, "received", t->received);
-	json_ku64(&j, "lost", t->lost);
-	json_ku64(&j, "duplicates", t->duplicates);
-	json_ku64(&j, "reordered", t->reordered);
-	json_ku64(&j, "bit_errors", t->bit_errors);
-	json_ku64(&j, "late_packets", t->late_packets);
-	json_kdouble(&j, "tx_pps", t->tx_pps);
-	json_kdouble(&j, "tx_bps", t->tx_bps);
-	json_kdouble(&j, "rx_pps", t->rx_pps);
-	json_kdouble(&j, "rx_bps", t->rx_bps);
-	json_obj_end(&j);
-	json_key(&j, "rx");
+		jw_knull(&j, "remaining_ns");
+	jw_kstr(&j, "phase", v->phase);
+	jw_key(&j, "totals");
+	jw_obj_begin(&j);
+	jw_ku64(&j, "sent", t->sent);
+	jw_ku64(&j, "bytes", t->bytes);
+	jw_ku64(&j, "received", t->received);
+	jw_ku64(&j, "lost", t->lost);
+	jw_ku64(&j, "duplicates", t->duplicates);
+	jw_ku64(&j, "reordered", t->reordered);
+	jw_ku64(&j, "bit_errors", t->bit_errors);
+	jw_ku64(&j, "late_packets", t->late_packets);
+	jw_kdouble(&j, "tx_pps", t->tx_pps);
+	jw_kdouble(&j, "tx_bps", t->tx_bps);
+	jw_kdouble(&j, "rx_pps", t->rx_pps);
+	jw_kdouble(&j, "rx_bps", t->rx_bps);
+	jw_obj_end(&j);
+	jw_key(&j, "rx");
 	if (v->listening) {
-		json_obj_begin(&j);
-		json_ku64(&j, "ring_fill", v->ring_fill);
-		json_ku64(&j, "ring_size", v->ring_size);
-		json_ku64(&j, "ring_drops", v->ring_drops);
-		json_ku64(&j, "ctrl_drops", v->ctrl_drops);
-		json_ku64(&j, "keep_drops", v->keep_drops);
-		json_ku64(&j, "records", v->rx_records);
-		json_ku64(&j, "hdr_corrupt", v->hdr_corrupt);
-		json_kstr(&j, "recording", v->recording);
-		json_ku64(&j, "recorded", v->recorded);
-		json_ku64(&j, "recording_bytes", v->recording_bytes);
-		json_key(&j, "ifaces_lost");
-		json_arr_begin(&j);
+		jw_obj_begin(&j);
+		jw_ku64(&j, "ring_fill", v->ring_fill);
+		jw_ku64(&j, "ring_size", v->ring_size);
+		jw_ku64(&j, "ring_drops", v->ring_drops);
+		jw_ku64(&j, "ctrl_drops", v->ctrl_drops);
+		jw_ku64(&j, "keep_drops", v->keep_drops);
+		jw_ku64(&j, "records", v->rx_records);
+		jw_ku64(&j, "hdr_corrupt", v->hdr_corrupt);
+		jw_kstr(&j, "recording", v->recording);
+		jw_ku64(&j, "recorded", v->recorded);
+		jw_ku64(&j, "recording_bytes", v->recording_bytes);
+		jw_key(&j, "ifaces_lost");
+		jw_arr_begin(&j);
 		for (i = 0; i < v->nifaces_lost; i++)
-			json_str(&j, v->ifaces_lost[i]);
-		json_arr_end(&j);
-		json_obj_end(&j);
+			jw_str(&j, v->ifaces_lost[i]);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	} else {
-		json_null(&j);
+		jw_null(&j);
 	}
-	json_key(&j, "tgs");
-	json_arr_begin(&j);
+	jw_key(&j, "tgs");
+	jw_arr_begin(&j);
 	for (i = 0; i < v->nrows; i++) {
 		const struct dash_row *r = &v->rows[i];
 
-		json_obj_begin(&j);
-		json_ku64(&j, "id", r->id);
-		json_ku64(&j, "run_id", r->run_id);
-		json_kstr(&j, "model", r->model);
-		json_kstr(&j, "dst", r->dst);
-		json_kstr(&j, "state", r->state);
-		json_kbool(&j, "tx", r->has_tx);
-		json_kbool(&j, "rx", r->has_rx);
-		json_kdouble(&j, "requested_pps", r->req_pps);
-		json_kdouble(&j, "requested_bps", r->req_bps);
-		json_kdouble(&j, "rate_factor", r->rate_factor);
-		json_kdouble(&j, "pps", r->pps);
-		json_kdouble(&j, "bps", r->bps);
-		json_kdouble(&j, "rx_pps", r->rx_pps);
-		json_kdouble(&j, "rx_bps", r->rx_bps);
-		json_ku64(&j, "sent", r->sent);
-		json_ku64(&j, "bytes", r->bytes);
-		json_ku64(&j, "received", r->received);
-		json_ku64(&j, "lost", r->lost);
-		json_kstr(&j, "gaps", r->gaps);
-		json_ku64(&j, "duplicates", r->duplicates);
-		json_ku64(&j, "reordered", r->reordered);
-		json_ku64(&j, "bit_errors", r->bit_errors);
+		jw_obj_begin(&j);
+		jw_ku64(&j, "id", r->id);
+		jw_ku64(&j, "run_id", r->run_id);
+		jw_kstr(&j, "model", r->model);
+		jw_kstr(&j, "dst", r->dst);
+		jw_kstr(&j, "state", r->state);
+		jw_kbool(&j, "tx", r->has_tx);
+		jw_kbool(&j, "rx", r->has_rx);
+		jw_kdouble(&j, "requested_pps", r->req_pps);
+		jw_kdouble(&j, "requested_bps", r->req_bps);
+		jw_kdouble(&j, "rate_factor", r->rate_factor);
+		jw_kdouble(&j, "pps", r->pps);
+		jw_kdouble(&j, "bps", r->bps);
+		jw_kdouble(&j, "rx_pps", r->rx_pps);
+		jw_kdouble(&j, "rx_bps", r->rx_bps);
+		jw_ku64(&j, "sent", r->sent);
+		jw_ku64(&j, "bytes", r->bytes);
+		jw_ku64(&j, "received", r->received);
+		jw_ku64(&j, "lost", r->lost);
+		jw_kstr(&j, "gaps", r->gaps);
+		jw_ku64(&j, "duplicates", r->duplicates);
+		jw_ku64(&j, "reordered", r->reordered);
+		jw_ku64(&j, "bit_errors", r->bit_errors);
 		kdouble_or_null(&j, "ber", r->ber_valid, r->ber);
 		kdouble_or_null(&j, "owd_ns", r->owd_valid, r->owd_ns);
 		kdouble_or_null(&j, "jitter_ns", r->owd_valid, r->jitter_ns);
 		if (r->late_valid)
-			json_ku64(&j, "lateness_p99_ns", r->late_p99_ns);
+			jw_ku64(&j, "lateness_p99_ns", r->late_p99_ns);
 		else
-			json_knull(&j, "lateness_p99_ns");
-		json_obj_end(&j);
+			jw_knull(&j, "lateness_p99_ns");
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_key(&j, "events");
-	json_arr_begin(&j);
+	jw_arr_end(&j);
+	jw_key(&j, "events");
+	jw_arr_begin(&j);
 	k = *since;
 	if (ev->count > DASH_EVENTS && k < ev->count - DASH_EVENTS)
 		k = ev->count - DASH_EVENTS;	/* the older ones are gone */
 	for (; k < ev->count; k++)
-		json_str(&j, ev->ring[k % DASH_EVENTS].text);
+		jw_str(&j, ev->ring[k % DASH_EVENTS].text);
 	*since = ev->count;
-	json_arr_end(&j);
-	json_obj_end(&j);
+	jw_arr_end(&j);
+	jw_obj_end(&j);
 	fflush(f);
 }

@@ -6,70 +6,70 @@
 
 #include "traffic/tg_json.h"
 
-static void json_addr(struct json *j, const char *key, const struct idf_addr *a,
+static void json_addr(struct jw *j, const char *key, const struct idf_addr *a,
 		      uint16_t port)
 {
 	char addr[64];
 
-	json_key(j, key);
-	json_obj_begin(j);
+	jw_key(j, key);
+	jw_obj_begin(j);
 	if (a->family) {
 		idf_addr_str(a, addr, sizeof(addr));
-		json_kstr(j, "addr", addr);
+		jw_kstr(j, "addr", addr);
 	} else {
-		json_knull(j, "addr");
+		jw_knull(j, "addr");
 	}
-	json_ku64(j, "port", port);
-	json_obj_end(j);
+	jw_ku64(j, "port", port);
+	jw_obj_end(j);
 }
 
-static void json_pair(struct json *j, const char *key, const char *ka,
+static void json_pair(struct jw *j, const char *key, const char *ka,
 		      uint64_t a, const char *kb, uint64_t b)
 {
 	if (key)
-		json_key(j, key);
-	json_obj_begin(j);
-	json_ku64(j, ka, a);
-	json_ku64(j, kb, b);
-	json_obj_end(j);
+		jw_key(j, key);
+	jw_obj_begin(j);
+	jw_ku64(j, ka, a);
+	jw_ku64(j, kb, b);
+	jw_obj_end(j);
 }
 
 /*
  * The model's parameters as mtgsap fit reads them: lower-case names,
  * times as NAME_ns.
  */
-static void json_dist_params(struct json *j, const struct idf_tg *tg)
+static void json_dist_params(struct jw *j, const struct idf_tg *tg)
 {
 	unsigned int i, n = idf_dist_nparams(tg->dist);
 	char key[40];
 	bool is_time;
 
-	json_key(j, "dist_params");
-	json_obj_begin(j);
+	jw_key(j, "dist_params");
+	jw_obj_begin(j);
 	/* the models without parameters of their own: what the rate gives */
 	switch (tg->dist) {
 	case IDF_DIST_FIXED:
-		json_kdouble(j, "value_ns", idf_mean_gap_ns(tg));
+		jw_kdouble(j, "value_ns", idf_mean_gap_ns(tg));
 		break;
 	case IDF_DIST_EXPONENTIAL:
-		json_kdouble(j, "mean_ns", idf_mean_gap_ns(tg));
+		jw_kdouble(j, "mean_ns", idf_mean_gap_ns(tg));
 		break;
 	case IDF_DIST_UNIFORM:
-		json_kdouble(j, "min_ns", idf_has(tg, IDF_KW_thro) ? 0 :
-			     (double)tg->inta_min);
-		json_kdouble(j, "max_ns", idf_has(tg, IDF_KW_thro) ?
-			     2 * idf_mean_gap_ns(tg) : (double)tg->inta_max);
+		jw_kdouble(j, "min_ns", idf_has(tg, IDF_KW_thro) ? 0 :
+			   (double)tg->inta_min);
+		jw_kdouble(j, "max_ns", idf_has(tg, IDF_KW_thro) ?
+			   2 * idf_mean_gap_ns(tg) : (double)tg->inta_max);
 		break;
 	case IDF_DIST_VOIP:
-		json_kstr(j, "codec", idf_codecs[(int)tg->dist_param[0]].name);
-		json_kstr(j, "header", tg->dist_param[1] == 2 ? "crtp" : "rtp");
-		json_kbool(j, "vad", tg->dist_param[2] < 1);
+		jw_kstr(j, "codec", idf_codecs[(int)tg->dist_param[0]].name);
+		jw_kstr(j, "header", tg->dist_param[1] == 2 ? "crtp" : "rtp");
+		jw_kbool(j, "vad", tg->dist_param[2] < 1);
 		break;
 	default:
 		break;
 	}
 	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
-		json_kstr(j, "file", tg->dist_file);
+		jw_kstr(j, "file", tg->dist_file);
 	for (i = 0; i < n; i++) {
 		const char *name = idf_dist_param(tg->dist, i, &is_time);
 		size_t k;
@@ -77,55 +77,55 @@ static void json_dist_params(struct json *j, const struct idf_tg *tg)
 		for (k = 0; name[k] && k < 32; k++)
 			key[k] = (char)tolower((unsigned char)name[k]);
 		snprintf(key + k, sizeof(key) - k, "%s", is_time ? "_ns" : "");
-		json_kdouble(j, key, tg->dist_param[i]);
+		jw_kdouble(j, key, tg->dist_param[i]);
 	}
 	if (tg->dist == IDF_DIST_FGN)
-		json_kstr(j, "method", tg->fgn_method == IDF_FGN_RMD ?
-			  "rmd" : "exact");
-	json_obj_end(j);
+		jw_kstr(j, "method", tg->fgn_method == IDF_FGN_RMD ?
+			"rmd" : "exact");
+	jw_obj_end(j);
 }
 
-static void json_table(struct json *j, const struct tt *tt, bool entries)
+static void json_table(struct jw *j, const struct tt *tt, bool entries)
 {
 	size_t i;
 
-	json_key(j, "table");
-	json_obj_begin(j);
-	json_kstr(j, "mode", tt->stream ? "stream" : "loop");
-	json_ku64(j, "len", tt->len);
-	json_ku64(j, "period_ns", tt->period_ns);
+	jw_key(j, "table");
+	jw_obj_begin(j);
+	jw_kstr(j, "mode", tt->stream ? "stream" : "loop");
+	jw_ku64(j, "len", tt->len);
+	jw_ku64(j, "period_ns", tt->period_ns);
 	json_pair(j, "mean_gap_ns", "num", tt->mean_num, "den", tt->mean_den);
-	json_kbool(j, "exact", tt->exact);
-	json_ku64(j, "first_ns", tt->first_ns);
-	json_ku64(j, "clipped", tt->clipped);
-	json_ku64(j, "negative_counts", tt->negative);
+	jw_kbool(j, "exact", tt->exact);
+	jw_ku64(j, "first_ns", tt->first_ns);
+	jw_ku64(j, "clipped", tt->clipped);
+	jw_ku64(j, "negative_counts", tt->negative);
 	if (entries) {
-		json_key(j, "entries");
-		json_arr_begin(j);
+		jw_key(j, "entries");
+		jw_arr_begin(j);
 		for (i = 0; i < tt->len; i++)
 			json_pair(j, NULL, "gap_ns", tt->entries[i].gap_ns,
 				  "len", tt->entries[i].len);
-		json_arr_end(j);
+		jw_arr_end(j);
 	}
-	json_obj_end(j);
+	jw_obj_end(j);
 }
 
-void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
+void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	     bool entries)
 {
 	char mac[18], hex[13];
 	uint8_t nut[6];
 
-	json_obj_begin(j);
-	json_ku64(j, "id", tg->id);
-	json_ku64(j, "line", tg->loc[IDF_KW_tgid].line);
-	json_kstr(j, "dev", tg->dev);
-	json_kstr(j, "netns", tg->netns[0] ? tg->netns : NULL);
+	jw_obj_begin(j);
+	jw_ku64(j, "id", tg->id);
+	jw_ku64(j, "line", tg->loc[IDF_KW_tgid].line);
+	jw_kstr(j, "dev", tg->dev);
+	jw_kstr(j, "netns", tg->netns[0] ? tg->netns : NULL);
 	if (idf_has(tg, IDF_KW_cpu))
-		json_ku64(j, "cpu", tg->cpu);
+		jw_ku64(j, "cpu", tg->cpu);
 	else
-		json_knull(j, "cpu");
-	json_kstr(j, "family", tg->dst.family == AF_INET6 ? "ipv6" : "ipv4");
+		jw_knull(j, "cpu");
+	jw_kstr(j, "family", tg->dst.family == AF_INET6 ? "ipv6" : "ipv4");
 	json_addr(j, "src", &tg->src, idf_src_port(tg));
 	if (tg->addr == IDF_ADDR_STATION) {
 		json_addr(j, "dst", &tg->dst, tg->dst.port);
@@ -134,76 +134,76 @@ void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
 
 		json_addr(j, "dst", &none, tg->dst.port);
 	}
-	json_kstr(j, "addr", tg->addr == IDF_ADDR_BROADCAST ? "broadcast" :
-		  tg->addr == IDF_ADDR_MYSELF ? "myself" : "station");
-	json_ku64(j, "tos", tg->tos);
-	json_ku64(j, "ttl", tg->ttl);
-	json_kstr(j, "dist", idf_dist_name(tg->dist));
+	jw_kstr(j, "addr", tg->addr == IDF_ADDR_BROADCAST ? "broadcast" :
+		tg->addr == IDF_ADDR_MYSELF ? "myself" : "station");
+	jw_ku64(j, "tos", tg->tos);
+	jw_ku64(j, "ttl", tg->ttl);
+	jw_kstr(j, "dist", idf_dist_name(tg->dist));
 	json_dist_params(j, tg);
-	json_key(j, "pkts");
-	json_obj_begin(j);
-	json_kstr(j, "kind", idf_pkts_name(tg->pkts));
-	json_ku64(j, "max", tg->len_max);
-	json_ku64(j, "min", tg->len_min);
-	json_obj_end(j);
+	jw_key(j, "pkts");
+	jw_obj_begin(j);
+	jw_kstr(j, "kind", idf_pkts_name(tg->pkts));
+	jw_ku64(j, "max", tg->len_max);
+	jw_ku64(j, "min", tg->len_min);
+	jw_obj_end(j);
 	if (idf_has(tg, IDF_KW_thro))
 		json_pair(j, "thro", "req", tg->thro_req, "min", tg->thro_min);
 	else
-		json_knull(j, "thro");
+		jw_knull(j, "thro");
 	if (idf_has(tg, IDF_KW_inta))
 		json_pair(j, "inta_ns", "min", tg->inta_min, "max",
 			  tg->inta_max);
 	else
-		json_knull(j, "inta_ns");
-	json_kstr(j, "time", tg->time == IDF_TIME_POISSON ? "poisson" :
-		  tg->time == IDF_TIME_ABSOLUTE ? "absolute" : "relative");
+		jw_knull(j, "inta_ns");
+	jw_kstr(j, "time", tg->time == IDF_TIME_POISSON ? "poisson" :
+		tg->time == IDF_TIME_ABSOLUTE ? "absolute" : "relative");
 	if (tg->time == IDF_TIME_ABSOLUTE)
-		json_ku64(j, "start_realtime_ns", tg->start_abs);
-	json_ku64(j, "start_ns", tg->start);
-	json_ku64(j, "duration_ns", tg->duration);
+		jw_ku64(j, "start_realtime_ns", tg->start_abs);
+	jw_ku64(j, "start_ns", tg->start);
+	jw_ku64(j, "duration_ns", tg->duration);
 	if (tg->time == IDF_TIME_POISSON)
 		json_pair(j, "calls_ns", "idle", tg->call_idle, "call",
 			  tg->call_len);
-	json_ku64(j, "jitt_ns", tg->jitter);
-	json_kstr(j, "data", idf_has(tg, IDF_KW_data) ?
-		  idf_data_name(tg->data) : NULL);
-	json_ku64(j, "nowb", tg->nowb);
-	json_ku64(j, "qlen", tg->qlen);
+	jw_ku64(j, "jitt_ns", tg->jitter);
+	jw_kstr(j, "data", idf_has(tg, IDF_KW_data) ?
+		idf_data_name(tg->data) : NULL);
+	jw_ku64(j, "nowb", tg->nowb);
+	jw_ku64(j, "qlen", tg->qlen);
 	idf_nut(tg, nut);
 	snprintf(hex, sizeof(hex), "%02x%02x%02x%02x%02x%02x", nut[0], nut[1],
 		 nut[2], nut[3], nut[4], nut[5]);
-	json_kstr(j, "nut", hex);
+	jw_kstr(j, "nut", hex);
 	if (idf_has(tg, IDF_KW_rpol))
 		json_pair(j, "rpol", "percent", tg->rpol, "request",
 			  idf_rpol_request(tg));
 	else
-		json_knull(j, "rpol");
-	json_ku64(j, "count", tg->count);
-	json_key(j, "patt");
-	json_obj_begin(j);
-	json_kstr(j, "kind", idf_patt_name(tg->patt));
-	json_ku64(j, "value", tg->patt_value);
-	json_ku64(j, "seed", idf_patt_seed(tg));
-	json_obj_end(j);
-	json_ku64(j, "seed", idf_seed(tg));
-	json_kstr(j, "rng", idf_rng_name(tg->rng));
-	json_kstr(j, "path", idf_path_name(tg->path));
-	json_kstr(j, "mode", idf_mode_name(tg->mode));
-	json_kstr(j, "late", idf_late_name(tg->late));
+		jw_knull(j, "rpol");
+	jw_ku64(j, "count", tg->count);
+	jw_key(j, "patt");
+	jw_obj_begin(j);
+	jw_kstr(j, "kind", idf_patt_name(tg->patt));
+	jw_ku64(j, "value", tg->patt_value);
+	jw_ku64(j, "seed", idf_patt_seed(tg));
+	jw_obj_end(j);
+	jw_ku64(j, "seed", idf_seed(tg));
+	jw_kstr(j, "rng", idf_rng_name(tg->rng));
+	jw_kstr(j, "path", idf_path_name(tg->path));
+	jw_kstr(j, "mode", idf_mode_name(tg->mode));
+	jw_kstr(j, "late", idf_late_name(tg->late));
 	if (idf_has(tg, IDF_KW_mac)) {
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
 			 tg->mac[0], tg->mac[1], tg->mac[2], tg->mac[3],
 			 tg->mac[4], tg->mac[5]);
-		json_kstr(j, "mac", mac);
+		jw_kstr(j, "mac", mac);
 	} else {
-		json_knull(j, "mac");
+		jw_knull(j, "mac");
 	}
-	json_ku64(j, "threshold_ns", tg->threshold);
-	json_key(j, "keep");
-	json_obj_begin(j);
-	json_kbool(j, "payload", tg->keep & IDF_KEEP_PAYLOAD);
-	json_kbool(j, "wrong_bits", tg->keep & IDF_KEEP_BITS);
-	json_obj_end(j);
+	jw_ku64(j, "threshold_ns", tg->threshold);
+	jw_key(j, "keep");
+	jw_obj_begin(j);
+	jw_kbool(j, "payload", tg->keep & IDF_KEEP_PAYLOAD);
+	jw_kbool(j, "wrong_bits", tg->keep & IDF_KEEP_BITS);
+	jw_obj_end(j);
 	json_table(j, tt, entries);
-	json_obj_end(j);
+	jw_obj_end(j);
 }

@@ -13,7 +13,7 @@
 #include "util/jw.h"
 
 /* The TG and its timetable (with every entry if entries). */
-void tg_json(struct json *j, const struct idf_tg *tg, const struct tt *tt,
+void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	     bool entries);
 
 #endif /* MTGCTL_TG_JSON_H */

@@ -5,7 +5,7 @@
 #include "util/jw.h"
 #include "util/text.h"
 
-void json_init(struct json *j, FILE *f)
+void jw_init(struct jw *j, FILE *f)
 {
 	j->f = f;
 	j->depth = 0;
@@ -14,14 +14,14 @@ void json_init(struct json *j, FILE *f)
 	j->compact = false;
 }
 
-void json_init_compact(struct json *j, FILE *f)
+void jw_init_compact(struct jw *j, FILE *f)
 {
-	json_init(j, f);
+	jw_init(j, f);
 	j->compact = true;
 }
 
 /* Separate a new value (or key) from what came before at this depth. */
-static void json_sep(struct json *j)
+static void jw_sep(struct jw *j)
 {
 	if (j->after_key) {
 		j->after_key = false;
@@ -37,16 +37,16 @@ static void json_sep(struct json *j)
 	j->first[j->depth] = false;
 }
 
-static void json_open(struct json *j, char c)
+static void jw_open(struct jw *j, char c)
 {
-	json_sep(j);
+	jw_sep(j);
 	fputc(c, j->f);
-	if (j->depth < JSON_MAX_DEPTH - 1)
+	if (j->depth < JW_MAX_DEPTH - 1)
 		j->depth++;
 	j->first[j->depth] = true;
 }
 
-static void json_close(struct json *j, char c)
+static void jw_close(struct jw *j, char c)
 {
 	bool empty = j->first[j->depth];
 
@@ -59,28 +59,28 @@ static void json_close(struct json *j, char c)
 		fputc('\n', j->f);
 }
 
-void json_obj_begin(struct json *j)
+void jw_obj_begin(struct jw *j)
 {
-	json_open(j, '{');
+	jw_open(j, '{');
 }
 
-void json_obj_end(struct json *j)
+void jw_obj_end(struct jw *j)
 {
-	json_close(j, '}');
+	jw_close(j, '}');
 }
 
-void json_arr_begin(struct json *j)
+void jw_arr_begin(struct jw *j)
 {
-	json_open(j, '[');
+	jw_open(j, '[');
 }
 
-void json_arr_end(struct json *j)
+void jw_arr_end(struct jw *j)
 {
-	json_close(j, ']');
+	jw_close(j, ']');
 }
 
 /* A JSON string; bytes that are not UTF-8 become U+FFFD. */
-static void json_quote(FILE *f, const char *s)
+static void jw_quote(FILE *f, const char *s)
 {
 	int n;
 
@@ -111,73 +111,73 @@ static void json_quote(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void json_key(struct json *j, const char *key)
+void jw_key(struct jw *j, const char *key)
 {
-	json_sep(j);
-	json_quote(j->f, key);
+	jw_sep(j);
+	jw_quote(j->f, key);
 	fputs(": ", j->f);
 	j->after_key = true;
 }
 
-void json_str(struct json *j, const char *s)
+void jw_str(struct jw *j, const char *s)
 {
-	json_sep(j);
+	jw_sep(j);
 	if (s)
-		json_quote(j->f, s);
+		jw_quote(j->f, s);
 	else
 		fputs("null", j->f);
 }
 
-void json_u64(struct json *j, uint64_t v)
+void jw_u64(struct jw *j, uint64_t v)
 {
-	json_sep(j);
+	jw_sep(j);
 	fprintf(j->f, "%" PRIu64, v);
 }
 
-void json_bool(struct json *j, bool v)
+void jw_bool(struct jw *j, bool v)
 {
-	json_sep(j);
+	jw_sep(j);
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_null(struct json *j)
+void jw_null(struct jw *j)
 {
-	json_sep(j);
+	jw_sep(j);
 	fputs("null", j->f);
 }
 
-void json_double(struct json *j, double v)
+void jw_double(struct jw *j, double v)
 {
-	json_sep(j);
+	jw_sep(j);
 	fprintf(j->f, "%.17g", v);
 }
 
-void json_kstr(struct json *j, const char *key, const char *s)
+void jw_kstr(struct jw *j, const char *key, const char *s)
 {
-	json_key(j, key);
-	json_str(j, s);
+	jw_key(j, key);
+	jw_str(j, s);
 }
 
-void json_ku64(struct json *j, const char *key, uint64_t v)
+void jw_ku64(struct jw *j, const char *key, uint64_t v)
 {
-	json_key(j, key);
-	json_u64(j, v);
+	jw_key(j, key);
+	jw_u64(j, v);
 }
 
-void json_kbool(struct json *j, const char *key, bool v)
+void jw_kbool(struct jw *j, const char *key, bool v)
 {
-	json_key(j, key);
-	json_bool(j, v);
+	jw_key(j, key);
+	jw_bool(j, v);
 }
 
-void json_knull(struct json *j, const char *key)
+void jw_knull(struct jw *j, const char *key)
 {
-	json_key(j, key);
-	json_null(j);
+	jw_key(j, key);
+	jw_null(j);
 }
 
-void json_kdouble(struct json *j, const char *key, double v)
+void jw_kdouble(struct jw *j, const char *key, double v)
 {
-	json_key(j, key);
-	json_double(j, v);
+	jw_key(j, key);
+	jw_double(j, v);
 }

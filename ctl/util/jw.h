@@ -1,42 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A small streaming JSON writer: indented, strings escaped, no allocation. */
-#ifndef MTGCTL_JSON_H
-#define MTGCTL_JSON_H
+/*
+ * A small streaming JSON writer: indented, strings escaped, no allocation.
+ * Its names are jw_*: json_* are jansson's, which reads JSON here (replay,
+ * the recording's metadata check), and a file may need both.
+ */
+#ifndef MTGCTL_JW_H
+#define MTGCTL_JW_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH	16
+#define JW_MAX_DEPTH	16
 
-struct json {
+struct jw {
 	FILE *f;
 	int depth;
-	bool first[JSON_MAX_DEPTH];	/* nothing written yet at this depth */
+	bool first[JW_MAX_DEPTH];	/* nothing written yet at this depth */
 	bool after_key;
 	bool compact;		/* one line: no newlines, no indentation */
 };
 
-void json_init(struct json *j, FILE *f);
+void jw_init(struct jw *j, FILE *f);
 /* One line per top-level value, for JSON Lines streams. */
-void json_init_compact(struct json *j, FILE *f);
-void json_obj_begin(struct json *j);
-void json_obj_end(struct json *j);
-void json_arr_begin(struct json *j);
-void json_arr_end(struct json *j);
-void json_key(struct json *j, const char *key);
-void json_str(struct json *j, const char *s);	/* NULL writes null */
-void json_u64(struct json *j, uint64_t v);
-void json_bool(struct json *j, bool v);
-void json_null(struct json *j);
+void jw_init_compact(struct jw *j, FILE *f);
+void jw_obj_begin(struct jw *j);
+void jw_obj_end(struct jw *j);
+void jw_arr_begin(struct jw *j);
+void jw_arr_end(struct jw *j);
+void jw_key(struct jw *j, const char *key);
+void jw_str(struct jw *j, const char *s);	/* NULL writes null */
+void jw_u64(struct jw *j, uint64_t v);
+void jw_bool(struct jw *j, bool v);
+void jw_null(struct jw *j);
 /* A finite double with enough digits to read back the same value. */
-void json_double(struct json *j, double v);
+void jw_double(struct jw *j, double v);
 
 /* key and value in one call */
-void json_kstr(struct json *j, const char *key, const char *s);
-void json_ku64(struct json *j, const char *key, uint64_t v);
-void json_kbool(struct json *j, const char *key, bool v);
-void json_knull(struct json *j, const char *key);
-void json_kdouble(struct json *j, const char *key, double v);
+void jw_kstr(struct jw *j, const char *key, const char *s);
+void jw_ku64(struct jw *j, const char *key, uint64_t v);
+void jw_kbool(struct jw *j, const char *key, bool v);
+void jw_knull(struct jw *j, const char *key);
+void jw_kdouble(struct jw *j, const char *key, double v);
 
-#endif /* MTGCTL_JSON_H */
+#endif /* MTGCTL_JW_H */
