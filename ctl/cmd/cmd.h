@@ -1,22 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What mtgctl's commands share: messages, exit codes, option structures. */
-#ifndef MTGCTL_H
-#define MTGCTL_H
+/*
+ * mtgctl's commands: their options and entry points, one file a command
+ * in cmd/. Only the commands and main (mtgctl.c) include this; the
+ * libraries say things through util/log.h.
+ */
+#ifndef MTGCTL_CMD_H
+#define MTGCTL_CMD_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#define MTGCTL_VERSION	"0.1.0"
-
-/* Exit status (Documentation/mtgctl.rst). */
-#define EXIT_OK		0	/* valid; or every TG finished cleanly */
-#define EXIT_ERROR	1	/* bad input, or could not run */
-#define EXIT_COUNTED	2	/* ran, but errors were counted or a TG failed */
-#define EXIT_SIGNAL	128	/* + the signal that interrupted the run */
-
-#define pr_err(fmt, ...)	fprintf(stderr, "mtgctl: " fmt, ##__VA_ARGS__)
-#define pr_warn(fmt, ...)	fprintf(stderr, "mtgctl: warning: " fmt, ##__VA_ARGS__)
+#include "util/log.h"
 
 struct check_opts {
 	bool json;		/* JSON on stdout */
@@ -26,32 +20,30 @@ struct check_opts {
 #define KEEP_RING_RUN	(16U << 20)	/* keep ring bytes, when a TG keeps */
 #define KEEP_RING_LISTEN (4U << 20)	/* keep ring bytes of listen */
 
-struct run_opts {
+/* What run and listen share: the receive side and how it is shown. */
+struct rx_opts {
 	bool batch;		/* plain progress lines, no dashboard */
 	bool json_stream;	/* a JSON line a second on stdout */
-	const char *output;	/* recording file, or NULL (the IDF's `out`) */
+	const char *output;	/* recording file, or NULL (run: the IDF's `out`) */
 	bool force;		/* replace an existing recording */
 	const char *json;	/* summary file, or NULL */
-	uint64_t start_delay;	/* ns from now to the run's T0 */
-	uint64_t drain;		/* ns of receiving after the TGs ended */
 	uint64_t ring;		/* receive ring records */
 	const char *device;	/* the module's device file */
+	uint64_t keep_ring;	/* keep ring bytes (run: if a TG keeps) */
+};
+
+struct run_opts {
+	struct rx_opts rx;
+	uint64_t start_delay;	/* ns from now to the run's T0 */
+	uint64_t drain;		/* ns of receiving after the TGs ended */
 	bool commands;		/* take commands on standard input */
-	uint64_t keep_ring;	/* keep ring bytes, if a TG keeps */
 };
 
 struct listen_opts {
-	bool batch;
-	bool json_stream;
-	const char *output;
-	bool force;
-	const char *json;
+	struct rx_opts rx;
 	uint64_t run_id;	/* 0: every run */
 	uint64_t duration;	/* ns; 0: until a signal */
 	bool passthrough;
-	uint64_t ring;
-	const char *device;
-	uint64_t keep_ring;	/* keep ring bytes */
 };
 
 struct info_opts {
@@ -75,4 +67,4 @@ int cmd_run(const char *file, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 int cmd_replay(const char *file, bool play);
 
-#endif /* MTGCTL_H */
+#endif /* MTGCTL_CMD_H */

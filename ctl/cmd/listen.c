@@ -230,7 +230,7 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	struct rec_meta mi = {
 		.command = "listen",
 		.run_id = (uint32_t)o->run_id,
-		.ring_records = o->ring,
+		.ring_records = o->rx.ring,
 		.passthrough = o->passthrough,
 	};
 	uint64_t start, end;
@@ -241,10 +241,10 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 		pr_err("out of memory\n");
 		return EXIT_ERROR;
 	}
-	sh.dash_on = !o->batch && !o->json_stream && isatty(STDOUT_FILENO) &&
+	sh.dash_on = !o->rx.batch && !o->rx.json_stream && isatty(STDOUT_FILENO) &&
 		isatty(STDIN_FILENO);
-	sh.stream = o->json_stream;
-	sh.say = o->json_stream ? stderr : stdout;
+	sh.stream = o->rx.json_stream;
+	sh.say = o->rx.json_stream ? stderr : stdout;
 	if (dash_events_open(&sh.ev)) {
 		pr_err("out of memory\n");
 		goto out;
@@ -259,10 +259,10 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	}
 	if (listening_resolve(&ls, want, (size_t)ndevs, "", &ns))
 		goto out;
-	if (o->output && listening_create(&ls, o->output, o->force))
+	if (o->rx.output && listening_create(&ls, o->rx.output, o->rx.force))
 		goto out;
-	if (mtg_dev_open(&dev, o->device) ||
-	    mtg_dev_alloc(&dev, 0, o->ring, o->keep_ring))
+	if (mtg_dev_open(&dev, o->rx.device) ||
+	    mtg_dev_alloc(&dev, 0, o->rx.ring, o->rx.keep_ring))
 		goto err_abandon;
 
 	sigemptyset(&sa.sa_mask);
@@ -309,11 +309,11 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	report(&ls, sh.say);
 	rc = ret ? EXIT_ERROR : listening_lost_any(&ls) ? EXIT_COUNTED :
 		EXIT_OK;
-	if (o->json) {
-		ret = write_summary(&ls, o->json, (uint32_t)o->run_id, start,
+	if (o->rx.json) {
+		ret = write_summary(&ls, o->rx.json, (uint32_t)o->run_id, start,
 				    end);
 		if (ret) {
-			pr_err("cannot write the summary %s: %s\n", o->json,
+			pr_err("cannot write the summary %s: %s\n", o->rx.json,
 			       strerror(-ret));
 			rc = EXIT_ERROR;
 		}

@@ -645,7 +645,7 @@ static void announce_waiting(const struct run *r)
 /* Where event lines go: the dashboard's pane, the stream, or lines. */
 static FILE *events_out(const struct run *r)
 {
-	return r->dash_on || r->o->json_stream ? r->ev.stream : r->say;
+	return r->dash_on || r->o->rx.json_stream ? r->ev.stream : r->say;
 }
 
 /*
@@ -1225,7 +1225,7 @@ static int watch(struct run *r)
 			/* What a line counts as recorded is on the disk. */
 			if (r->listening && !r->dash_on)
 				listening_sync(&r->ls, now);
-			if (r->o->json_stream) {
+			if (r->o->rx.json_stream) {
 				ret = build_view(r, now, false);
 				if (ret)
 					return ret;
@@ -1323,7 +1323,7 @@ static int write_summary(const struct run *r)
 		tgs[i].starts = t->starts;
 		tgs[i].netns_deleted = t->netns_deleted;
 	}
-	err = summary_write(r->o->json, &s);
+	err = summary_write(r->o->rx.json, &s);
 	free(tgs);
 	return err;
 }
@@ -1382,7 +1382,7 @@ static int listen_all(struct run *r)
 		.command = "run",
 		.run_id = r->run_id,
 		.start_ns = r->t0,
-		.ring_records = r->o->ring,
+		.ring_records = r->o->rx.ring,
 		.passthrough = r->f.passthrough,
 		.devs = r->ls.devs,
 		.ndevs = r->ls.ndevs,
@@ -1398,7 +1398,7 @@ static int listen_all(struct run *r)
 	if (err)
 		return err;
 	/* The dashboard shows them in its pane, the stream in its lines. */
-	r->ls.rx.events = r->dash_on || r->o->json_stream ? r->ev.stream :
+	r->ls.rx.events = r->dash_on || r->o->rx.json_stream ? r->ev.stream :
 		r->say;
 	for (i = 0; i < r->ntgs; i++) {
 		r->tgs[i].m = meter_find(&r->ls.rx.meters, r->run_id,
@@ -1435,10 +1435,10 @@ int cmd_run(const char *file, const struct run_opts *o)
 	int ret, rc = EXIT_ERROR;
 
 	/* Keys need a terminal too. */
-	r.dash_on = !o->batch && !o->json_stream && !o->commands &&
+	r.dash_on = !o->rx.batch && !o->rx.json_stream && !o->commands &&
 		isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	cmd_input_open(&r.cmds, o->commands ? STDIN_FILENO : -1);
-	r.say = o->json_stream ? stderr : stdout;
+	r.say = o->rx.json_stream ? stderr : stdout;
 	r.phase = "starting";
 	if (dash_events_open(&r.ev)) {
 		pr_err("out of memory\n");
@@ -1459,18 +1459,18 @@ int cmd_run(const char *file, const struct run_opts *o)
 		goto out;
 	}
 	r.listening = r.ls.ndevs > 0;
-	out = o->output ? o->output : r.f.out;
+	out = o->rx.output ? o->rx.output : r.f.out;
 	if (out && !r.listening) {
 		pr_err("%s: nothing to record in %s: name the interfaces to listen on with 'listen DEV' (Documentation/idf.rst)\n",
 		       file, out);
 		goto out;
 	}
-	if (out && listening_create(&r.ls, out, o->force))
+	if (out && listening_create(&r.ls, out, o->rx.force))
 		goto out;
-	if (mtg_dev_open(&r.dev, o->device))
+	if (mtg_dev_open(&r.dev, o->rx.device))
 		goto err_abandon;
-	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->ring : 0,
-			  r.listening && keeps_any(&r) ? o->keep_ring : 0))
+	if (mtg_dev_alloc(&r.dev, r.table_bytes, r.listening ? o->rx.ring : 0,
+			  r.listening && keeps_any(&r) ? o->rx.keep_ring : 0))
 		goto err_abandon;
 	write_tables(&r);
 
@@ -1498,7 +1498,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 	if (r.dash_on && dash_open(&r.dash))
 		r.dash_on = false;	/* it said why; plain lines instead */
 	if (!r.dash_on)
-		r.ls.rx.events = o->json_stream ? r.ev.stream : r.say;
+		r.ls.rx.events = o->rx.json_stream ? r.ev.stream : r.say;
 	announce_waiting(&r);
 	ret = watch(&r);
 	r.end = now_tai();
@@ -1511,14 +1511,14 @@ int cmd_run(const char *file, const struct run_opts *o)
 	if (r.listening && listening_end(&r.ls, r.end))
 		ret = -EIO;
 	r.phase = "ended";
-	if (o->json_stream && !build_view(&r, r.end, true))
+	if (o->rx.json_stream && !build_view(&r, r.end, true))
 		dash_view_json(stdout, &r.view, "end", &r.ev, &r.ev_since);
 	report(&r, r.say);
 	rc = ret ? EXIT_ERROR : outcome(&r);
-	if (o->json) {
+	if (o->rx.json) {
 		ret = write_summary(&r);
 		if (ret) {
-			pr_err("cannot write the summary %s: %s\n", o->json,
+			pr_err("cannot write the summary %s: %s\n", o->rx.json,
 			       strerror(-ret));
 			rc = EXIT_ERROR;
 		}

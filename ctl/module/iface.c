@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "module/iface.h"
+#include "util/log.h"
 
 int netns_open(const char *name)
 {

@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "module/module.h"
+#include "util/log.h"
 
 static const char *open_hint(int err)
 {

@@ -7,7 +7,6 @@
 #include <sys/timex.h>
 #include <sys/utsname.h>
 
-#include "cmd/cmd.h"
 #include "module/iface.h"
 #include "module/module.h"
 #include "rx/receive.h"
@@ -16,6 +15,7 @@
 #include "traffic/tg_json.h"
 #include "uapi/linux/mtg_netlink.h"
 #include "util/jw.h"
+#include "util/log.h"
 
 void event_prefix(FILE *f, uint64_t t0, uint64_t t)
 {

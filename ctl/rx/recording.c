@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "rx/recording.h"
+#include "util/log.h"
 
 #define REC_BUF_BYTES	(1u << 20)	/* written in blocks of 1 MiB */
 #define REC_SIZE	sizeof(struct mtg_rx_rec)

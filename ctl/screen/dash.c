@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "rx/meter.h"
 #include "screen/dash.h"
 #include "util/jw.h"
+#include "util/log.h"
 
 #define RATE_FACTOR_MAX	65536.0	/* MTG_IOC_TG_SET_RATE's num and den */
 #define STDERR_KEEP	65536	/* bytes of stderr replayed after curses */
