@@ -14,7 +14,7 @@
 #include "cmd/cmd.h"
 #include "module/iface.h"
 #include "module/module.h"
-#include "rx/receive.h"
+#include "rx/listening.h"
 #include "rx/summary.h"
 #include "screen/dash.h"
 

@@ -25,7 +25,7 @@
 #include "idf/idf.h"
 #include "module/iface.h"
 #include "module/module.h"
-#include "rx/receive.h"
+#include "rx/listening.h"
 #include "rx/summary.h"
 #include "screen/cmdline.h"
 #include "screen/dash.h"

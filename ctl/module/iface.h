@@ -68,4 +68,15 @@ int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
 		  uint32_t *ifindex, struct idf_addr *src,
 		  struct idf_addr *dst);
 
+/* An interface the session listens on (`listen`, `mtgctl listen`). */
+struct listen_dev {
+	struct idf_listen l;	/* dev, netns */
+	char name[IDF_DEVNAME_MAX + IDF_NETNS_MAX + 2];	/* DEV or DEV@NETNS */
+	int netns_fd;		/* -1: ours; only until listening_attach() */
+	uint32_t ifindex;
+	uint32_t id;		/* the session's interface id */
+	bool lost;		/* it went away (MTG_IFACE_STATE_LOST) */
+	uint64_t lost_ns;	/* when we saw it gone, CLOCK_TAI */
+};
+
 #endif /* MTGCTL_IFACE_H */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The receiving side of mtgctl, shared by `run` and `listen`: interfaces
- * to listen on, and the receiver, which takes the module's rings (no
- * system call per packet), feeds the meters and the recording, and turns
- * control-queue records into event lines.
+ * The receiver, shared by `run` and `listen` (listening.h): it takes the
+ * module's rings (no system call per packet), feeds the meters and the
+ * recording, and turns control-queue records into event lines.
  */
 #ifndef MTGCTL_RECEIVE_H
 #define MTGCTL_RECEIVE_H
@@ -13,32 +12,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "idf/idf.h"
 #include "module/module.h"
 #include "rx/meter.h"
 #include "rx/recording.h"
-#include "traffic/tables.h"
-
-/*
- * The recording reaches the disk this often (or when its 1 MiB buffer is
- * full): what a killed mtgctl can lose (Documentation/recording-format.rst).
- */
-#define LISTEN_FLUSH_NS	100000000ULL	/* 100 ms */
 
 /* Ring polling when idle: from MIN, doubling, up to MAX between looks. */
 #define RX_IDLE_MIN_NS	20000ULL	/* 20 us */
 #define RX_IDLE_MAX_NS	1000000ULL	/* 1 ms */
-
-/* An interface listened on. */
-struct listen_dev {
-	struct idf_listen l;	/* dev, netns */
-	char name[IDF_DEVNAME_MAX + IDF_NETNS_MAX + 2];	/* DEV or DEV@NETNS */
-	int netns_fd;		/* -1: ours; only until listening_attach() */
-	uint32_t ifindex;
-	uint32_t id;		/* the session's interface id */
-	bool lost;		/* it went away (MTG_IFACE_STATE_LOST) */
-	uint64_t lost_ns;	/* when we saw it gone, CLOCK_TAI */
-};
 
 struct receiver {
 	struct mtg_dev *dev;
@@ -66,95 +46,5 @@ void event_prefix(FILE *f, uint64_t t0, uint64_t t);
  * -errno (-EPROTO: the rings' counts make no sense; -ENOMEM).
  */
 int64_t receiver_poll(struct receiver *x);
-
-/* What a recording's metadata says about the run. */
-struct rec_meta {
-	const char *command;		/* "run", "listen" */
-	uint32_t run_id;		/* 0: every run */
-	uint64_t start_ns;		/* T0, or the start of listening */
-	uint64_t ring_records;
-	bool passthrough;
-	const struct listen_dev *devs;
-	size_t ndevs;
-	const struct idf_file *idf;	/* NULL for listen */
-	const struct idf_tg *const *tgs;	/* the IDF's TGs, as run */
-	const struct tt *const *tts;
-	size_t ntgs;
-};
-
-/* The metadata JSON (malloc'd, *len bytes), or NULL when out of memory. */
-char *rec_meta_json(const struct rec_meta *mi, size_t *len);
-
-struct netns_cache;
-struct summary_rx;
-
-/*
- * A command's receiving side from start to end: its interfaces, the
- * recording, the receiver, and what they counted.
- */
-struct listening {
-	struct listen_dev *devs;
-	size_t ndevs;
-	const char *out;		/* the recording's path, or NULL */
-	struct recorder rec;
-	bool recording;			/* rec is open */
-	bool write_failed;		/* reported: the run must end */
-	struct receiver rx;
-	struct mtg_rx_stats st;		/* the module's, at the end */
-	uint32_t module_lost;		/* the session's ifaces_lost, as seen */
-	size_t nlost;			/* of devs, lost */
-	const char **lost_names;	/* their names, in the order lost */
-	uint64_t next_flush;		/* CLOCK_TAI */
-	uint64_t idle_ns;		/* the next wait when idle */
-};
-
-/*
- * Find the interfaces (a DEV without @NETNS is in default_netns, "" for
- * ours). 0, or -errno with every problem reported.
- */
-int listening_resolve(struct listening *ls, const struct idf_listen *l,
-		      size_t n, const char *default_netns,
-		      struct netns_cache *nc);
-/* Create the recording (before anything else starts). */
-int listening_create(struct listening *ls, const char *path, bool force);
-/* The session is under way: a forced recording replaces the old one now. */
-void listening_commit(struct listening *ls);
-/* After the device's rings are mapped: record run_id (0: all), listen. */
-int listening_attach(struct listening *ls, struct mtg_dev *d,
-		     uint32_t run_id, bool pass, uint64_t t0);
-/* Write the recording's header. */
-int listening_begin(struct listening *ls, const struct rec_meta *mi);
-/*
- * Take what the rings hold, flush the recording now and then (every
- * LISTEN_FLUSH_NS), notice interfaces that went away (an event line
- * each). The records taken, or -errno when the rings cannot be read. A
- * write error is reported once and sets write_failed.
- */
-int64_t listening_poll(struct listening *ls, uint64_t now);
-/* Write what the recording buffers now (before a progress line). */
-void listening_sync(struct listening *ls, uint64_t now);
-/* Every interface listened on went away: nothing more can arrive. */
-bool listening_all_lost(const struct listening *ls);
-/* Wait before the next look: short after traffic, longer when idle. */
-void listening_wait(struct listening *ls, int64_t got);
-/* Part of a progress line: records, header-corrupt, ring drops, file. */
-void listening_progress(const struct listening *ls, FILE *out);
-struct dash_view;
-/* The receiving side's part of the live view. */
-void listening_view(const struct listening *ls, struct dash_view *v);
-/* The end: the module's counters, the recording finished. 0 or -errno
- * (the recording's first error, reported). */
-int listening_end(struct listening *ls, uint64_t end_ns);
-/* The final lines: what was received, what the recording holds. */
-void listening_report(const struct listening *ls, FILE *out);
-void listening_summary(const struct listening *ls, struct summary_rx *out);
-/*
- * Something was lost that mtg should have counted (ring, queue), or an
- * interface went away (what it would have received counts as lost).
- */
-bool listening_lost_any(const struct listening *ls);
-/* Nothing was run: remove the recording if we created it. */
-void listening_abandon(struct listening *ls);
-void listening_free(struct listening *ls);
 
 #endif /* MTGCTL_RECEIVE_H */

@@ -32,6 +32,7 @@
 #define REC_ALIGN		4096	/* records start on a page boundary */
 #define REC_F_COMPLETE		(1U << 0)	/* finished; counts are final */
 #define REC_F_EXTRAS		(1U << 1)	/* version 2: the section is there */
+#define REC_SIZE		sizeof(struct mtg_rx_rec)	/* a record's bytes */
 
 /* The fixed header at offset 0, little-endian. */
 struct rec_file_header {
@@ -165,6 +166,39 @@ int rec_finish(struct recorder *w, uint64_t ring_drops, uint64_t end_ns);
 /* Nothing was recorded (the run never started): close, and remove the
  * file if we created it. */
 void rec_abandon(struct recorder *w);
+
+/*
+ * The format's bytes, written in one place (recformat.c): the header, the
+ * records' and entries' byte order, the metadata.
+ */
+void rec_header_fill(const struct recorder *w, struct rec_file_header *h,
+		     uint32_t flags, uint64_t ring_drops, uint64_t end_ns);
+/* Between host order and the format's little-endian, both ways. */
+void rec_swap(struct mtg_rx_rec *r);
+void rec_extra_swap(struct rec_extra *e);
+
+struct idf_file;
+struct idf_tg;
+struct listen_dev;
+struct tt;
+
+/* What a recording's metadata says about the run. */
+struct rec_meta {
+	const char *command;		/* "run", "listen" */
+	uint32_t run_id;		/* 0: every run */
+	uint64_t start_ns;		/* T0, or the start of listening */
+	uint64_t ring_records;
+	bool passthrough;
+	const struct listen_dev *devs;
+	size_t ndevs;
+	const struct idf_file *idf;	/* NULL for listen */
+	const struct idf_tg *const *tgs;	/* the IDF's TGs, as run */
+	const struct tt *const *tts;
+	size_t ntgs;
+};
+
+/* The metadata JSON (malloc'd, *len bytes), or NULL when out of memory. */
+char *rec_meta_json(const struct rec_meta *mi, size_t *len);
 
 /* A record's fields, as the metadata's numpy dtype description has them. */
 struct rec_field {

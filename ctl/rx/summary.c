@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "module/iface.h"
 #include "module/module.h"
-#include "rx/receive.h"
 #include "rx/summary.h"
 #include "util/jw.h"
 
