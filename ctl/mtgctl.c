@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "idf/idf.h"
+#include "idf/units.h"
 #include "uapi/mtg.h"
 
 enum opt_type {

@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "idf/idf.h"
+#include "idf/units.h"
 #include "traffic/tables.h"
 #include "traffic/tg_json.h"
 #include "util/jw.h"

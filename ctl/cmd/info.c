@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "idf/idf.h"
+#include "idf/units.h"
 #include "rx/meter.h"
 #include "rx/recording.h"
 #include "rx/summary.h"

@@ -23,6 +23,7 @@
 
 #include "cmd/cmd.h"
 #include "idf/idf.h"
+#include "idf/units.h"
 #include "module/iface.h"
 #include "module/module.h"
 #include "rx/listening.h"

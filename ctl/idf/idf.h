@@ -306,9 +306,6 @@ void idf_print_diags(const struct idf_file *f, FILE *out);
 void idf_print_tg_error(const struct idf_file *f, const struct idf_tg *tg,
 			const char *msg, FILE *out);
 
-/* The keyword's name and argument grammar. */
-const char *idf_kw_name(enum idf_kw kw);
-const char *idf_kw_args(enum idf_kw kw);
 static inline bool idf_has(const struct idf_tg *tg, enum idf_kw kw)
 {
 	return tg->set & (IDF_KW_BIT(kw));
@@ -359,35 +356,6 @@ uint32_t idf_seed(const struct idf_tg *tg);
 uint32_t idf_patt_seed(const struct idf_tg *tg);
 /* Source port: the one given, else IDF_SRC_PORT_BASE + tgid mod 61536. */
 uint16_t idf_src_port(const struct idf_tg *tg);
-
-/*
- * Numbers with units, shared with the command line: a decimal number (a
- * fraction allowed) and an optional suffix. Time: ns, us, ms, s, the bare
- * number in units of 10^bare_exp ns. 0, or -1 with *why set to a phrase.
- */
-int idf_parse_time(const char *s, int bare_exp, uint64_t *ns,
-		   const char **why);
-int idf_parse_count(const char *s, uint64_t *v, const char **why);
-
-/*
- * An absolute time, local unless it ends in Z: YYYY-MM-DDTHH:MM:SS[.F] or
- * HH:MM:SS[.F] (today). 0 and the CLOCK_REALTIME ns, or -1.
- */
-int idf_parse_when(const char *s, uint64_t *ns);
-
-/*
- * A control message's bytes as the IDF and mtgctl's commands write them:
- * "TEXT" with C escapes (\\ \" \n \r \t \0 \xHH), hex:HEX, or else the
- * text as it is. 0 with *len bytes in out (at most max), or -1 and *why.
- */
-int idf_parse_data(const char *s, uint8_t *out, size_t max, size_t *len,
-		   const char **why);
-
-/*
- * Bytes as a "TEXT" idf_parse_data() reads back, cut with "..." after the
- * closing quote if buf is too small.
- */
-void idf_data_str(const uint8_t *data, size_t len, char *buf, size_t size);
 
 /* "1.2.3.4" or "2001:db8::1" into buf. */
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);

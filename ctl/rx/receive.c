@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "idf/idf.h"
+#include "idf/units.h"
 #include "rx/receive.h"
 
 void event_prefix(FILE *f, uint64_t t0, uint64_t t)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "idf/units.h"
 #include "screen/cmdline.h"
 
 void cmd_input_open(struct cmd_input *in, int fd)

@@ -19,6 +19,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
+#include "idf/units.h"
 #include "traffic/models.h"
 #include "traffic/rng.h"
 

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Values derived from a TG as written: seeds, ports, header bytes (idf.h). */
+#include "idf/idf.h"
+#include "traffic/lehmer.h"
+
+void idf_nut(const struct idf_tg *tg, uint8_t nut[6])
+{
+	uint64_t q = tg->qlen < 0xffff ? tg->qlen : 0xffff;
+	uint64_t k = idf_has(tg, IDF_KW_rpol) ? idf_rpol_request(tg) / 1000 : 0;
+
+	if (k > 0xffffffff)
+		k = 0xffffffff;
+	nut[0] = (uint8_t)(q >> 8);
+	nut[1] = (uint8_t)q;
+	nut[2] = (uint8_t)(k >> 24);
+	nut[3] = (uint8_t)(k >> 16);
+	nut[4] = (uint8_t)(k >> 8);
+	nut[5] = (uint8_t)k;
+}
+
+uint64_t idf_rpol_request(const struct idf_tg *tg)
+{
+	uint64_t lo = tg->thro_min ? tg->thro_min : tg->thro_req;
+
+	return lo + (tg->thro_req - lo) * tg->rpol / 100;
+}
+
+double idf_mean_len(const struct idf_tg *tg)
+{
+	return tg->pkts == IDF_PKTS_VARIABLE ?
+		(tg->len_min + (double)tg->len_max) / 2 : tg->len_max;
+}
+
+double idf_mean_gap_ns(const struct idf_tg *tg)
+{
+	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED)
+		return idf_mean_len(tg) * 8e9 / (double)tg->thro_req;
+	return (tg->inta_min + (double)tg->inta_max) / 2;
+}
+
+uint32_t idf_seed(const struct idf_tg *tg)
+{
+	if (idf_has(tg, IDF_KW_seed))
+		return tg->seed;
+	return (tg->id - 1) % LEHMER_SEED_MAX + 1;
+}
+
+uint32_t idf_patt_seed(const struct idf_tg *tg)
+{
+	struct lehmer g;
+
+	lehmer_init(&g, idf_seed(tg));
+	return lehmer_next(&g);
+}
+
+uint16_t idf_src_port(const struct idf_tg *tg)
+{
+	if (tg->src.port)
+		return tg->src.port;
+	return IDF_SRC_PORT_BASE + tg->id % (65536 - IDF_SRC_PORT_BASE);
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The keywords of where and how a TG's packets go (device, namespace,
+ * addresses, DSCP, path, timing mode), and the settings of the whole run
+ * (listen, out, passthrough).
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "idf/idf.h"
+#include "idf/parser.h"
+
+/* A setting of the whole run: refused after the first tgid. */
+static int global_only(struct parser *p)
+{
+	if (p->cur < 0)
+		return 0;
+	error_loc(p->f, &current(p)->loc[p->last_kw],
+		  "'%s' is a setting of the whole run: give it before the first 'tgid'",
+		  kw(p));
+	return -1;
+}
+
+int parse_dev(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "an interface name (at most 15 bytes)";
+	struct tok *t = need(p, what);
+
+	return t ? arg_name(p, t, IDF_DEVNAME_MAX, "/:", tg->dev, what) : -1;
+}
+
+int parse_netns(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a namespace name (a file in /run/netns)";
+	struct tok *t = need(p, what);
+
+	return t ? arg_name(p, t, IDF_NETNS_MAX, "/", tg->netns, what) : -1;
+}
+
+int parse_cpu(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a CPU number";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 0, 65535, what, &v))
+		return -1;
+	tg->cpu = (uint32_t)v;
+	return 0;
+}
+
+int parse_src(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, "ADDR[:PORT]");
+
+	return t ? arg_endpoint(p, t, false, &tg->src) : -1;
+}
+
+int parse_dst(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, "ADDR:PORT");
+
+	return t ? arg_endpoint(p, t, true, &tg->dst) : -1;
+}
+
+/*
+ * addr (MTG): station ADDR:PORT is dst; broadcast PORT, the IPv4 broadcast
+ * address of dev; myself PORT, the TG's own source address (the network
+ * under test brings the packets back; `mac` names its first hop).
+ */
+int parse_addr(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'station', 'broadcast' or 'myself'";
+	struct tok *t = need(p, what);
+	uint64_t port;
+
+	if (!t)
+		return -1;
+	if (!strcmp(t->s, "station")) {
+		t = need(p, "ADDR:PORT");
+		if (!t || arg_endpoint(p, t, true, &tg->dst))
+			return -1;
+		tg->addr = IDF_ADDR_STATION;
+		return 0;
+	}
+	if (strcmp(t->s, "broadcast") && strcmp(t->s, "myself"))
+		return expected(p, t, what, NULL);
+	tg->addr = t->s[0] == 'b' ? IDF_ADDR_BROADCAST : IDF_ADDR_MYSELF;
+	t = need(p, "a UDP port, 1 .. 65535");
+	if (!t || arg_uint(p, t, 1, 65535, "a UDP port, 1 .. 65535", &port))
+		return -1;
+	memset(&tg->dst, 0, sizeof(tg->dst));
+	tg->dst.family = AF_INET;	/* myself: src's, at validation */
+	tg->dst.port = (uint16_t)port;
+	return 0;
+}
+
+int parse_tos(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_BYTE);
+
+	return t ? arg_byte(p, t, &tg->tos) : -1;
+}
+
+int parse_ttl(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a number from 1 to 255";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 1, 255, what, &v))
+		return -1;
+	tg->ttl = (uint8_t)v;
+	return 0;
+}
+
+int parse_cos(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a class of service, the DSCP 0 .. 63";
+	struct tok *t = need(p, what);
+	uint64_t v;
+
+	if (!t || arg_uint(p, t, 0, 63, what, &v))
+		return -1;
+	tg->tos = (uint8_t)(v << 2);
+	return 0;
+}
+
+int parse_data(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "'stream', 'bulk' or 'interactive'";
+	struct tok *t = need(p, what);
+	int d;
+
+	if (!t)
+		return -1;
+	for (d = IDF_DATA_STREAM; d <= IDF_DATA_INTERACTIVE; d++)
+		if (!strcmp(t->s, idf_data_name((enum idf_data)d))) {
+			tg->data = (enum idf_data)d;
+			return 0;
+		}
+	return expected(p, t, what, NULL);
+}
+
+int parse_path(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "driver", "qdisc", &v))
+		return -1;
+	tg->path = v ? IDF_PATH_QDISC : IDF_PATH_DRIVER;
+	return 0;
+}
+
+int parse_mode(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "plain", "precise", &v))
+		return -1;
+	tg->mode = v ? IDF_MODE_PRECISE : IDF_MODE_PLAIN;
+	return 0;
+}
+
+int parse_late(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "catchup", "skip", &v))
+		return -1;
+	tg->late = v ? IDF_LATE_SKIP : IDF_LATE_CATCHUP;
+	return 0;
+}
+
+int parse_mac(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a MAC address XX:XX:XX:XX:XX:XX";
+	struct tok *t = need(p, what);
+	const char *s;
+	int i;
+
+	if (!t)
+		return -1;
+	s = t->s;
+	for (i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) ||
+		    !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i == 5 ? '\0' : ':'))
+			return expected(p, t, what, NULL);
+		tg->mac[i] = (uint8_t)strtoul((char[]){ s[0], s[1], 0 },
+					      NULL, 16);
+	}
+	return 0;
+}
+
+int parse_threshold(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t = need(p, WHAT_INTA);
+
+	return t ? arg_time(p, t, 6, WHAT_INTA, &tg->threshold) : -1;
+}
+
+int parse_listen(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "DEV or DEV@NETNS";
+	struct idf_file *f = p->f;
+	struct idf_listen l, *n;
+	const char *why;
+	struct tok *t;
+	size_t i;
+
+	(void)tg;
+	if (global_only(p))
+		return -1;
+	t = need(p, what);
+	if (!t)
+		return -1;
+	for (; t; t = p->pos < p->ntok && !is_keyword(p->toks[p->pos].s) ?
+			&p->toks[p->pos++] : NULL) {
+		why = idf_parse_listen(t->s, &l);
+		if (why)
+			return expected(p, t, what, why);
+		l.loc.line = p->line;
+		l.loc.col = t->col;
+		l.loc.src = p->f->cur_src;
+		for (i = 0; i < f->nlisten; i++) {
+			if (!strcmp(f->listen[i].dev, l.dev) &&
+			    !strcmp(f->listen[i].netns, l.netns)) {
+				error_at(f, p->line, t->col,
+					 "'listen' names '%s' twice (first at line %u)",
+					 t->s, f->listen[i].loc.line);
+				return -1;
+			}
+		}
+		n = realloc(f->listen, (f->nlisten + 1) * sizeof(*n));
+		if (!n) {
+			error_at(f, p->line, t->col, "out of memory");
+			return -1;
+		}
+		f->listen = n;
+		f->listen[f->nlisten++] = l;
+	}
+	return 0;
+}
+
+int parse_out(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t;
+
+	(void)tg;
+	if (global_only(p))
+		return -1;
+	t = need(p, "a file name");
+	if (!t)
+		return -1;
+	free(p->f->out);
+	p->f->out = strdup(t->s);
+	return p->f->out ? 0 : -1;
+}
+
+int parse_passthrough(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	(void)tg;
+	if (global_only(p) || parse_choice(p, "no", "yes", &v))
+		return -1;
+	p->f->passthrough = v;
+	return 0;
+}
