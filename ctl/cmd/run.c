@@ -30,6 +30,7 @@
 #include "rx/summary.h"
 #include "screen/cmdline.h"
 #include "screen/dash.h"
+#include "traffic/gap.h"
 #include "traffic/tables.h"
 
 #define POLL_NS		100000000ULL	/* counters read every 100 ms */
@@ -178,7 +179,8 @@ static int assign_cpus(struct run *r)
 /* The timetable's mean rate and length, for the dashboard's "req" column. */
 static void tg_requested(struct run_tg *t)
 {
-	double len = 0, mean = idf_mean_gap_ns(t->tg);
+	struct gap mean = gap_asked(t->tg);
+	double len = 0;
 	size_t k;
 
 	for (k = 0; k < t->tt.len; k++)
@@ -187,10 +189,10 @@ static void tg_requested(struct run_tg *t)
 		len /= (double)t->tt.len;
 	/* Fixed rates exactly; drawn ones their model's mean; traces theirs. */
 	if (t->tt.mean_num && t->tt.mean_den)
-		t->req_pps = 1e9 * (double)t->tt.mean_den /
-			(double)t->tt.mean_num;
-	else if (mean > 0)
-		t->req_pps = 1e9 / mean;
+		t->req_pps = gap_pps((struct gap){ t->tt.mean_num,
+						   t->tt.mean_den });
+	else if (mean.num)
+		t->req_pps = gap_pps(mean);
 	else
 		t->req_pps = t->tt.period_ns ? 1e9 * (double)t->tt.len /
 			(double)t->tt.period_ns : 0;

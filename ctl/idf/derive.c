@@ -25,19 +25,6 @@ uint64_t idf_rpol_request(const struct idf_tg *tg)
 	return lo + (tg->thro_req - lo) * tg->rpol / 100;
 }
 
-double idf_mean_len(const struct idf_tg *tg)
-{
-	return tg->pkts == IDF_PKTS_VARIABLE ?
-		(tg->len_min + (double)tg->len_max) / 2 : tg->len_max;
-}
-
-double idf_mean_gap_ns(const struct idf_tg *tg)
-{
-	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED)
-		return idf_mean_len(tg) * 8e9 / (double)tg->thro_req;
-	return (tg->inta_min + (double)tg->inta_max) / 2;
-}
-
 uint32_t idf_seed(const struct idf_tg *tg)
 {
 	if (idf_has(tg, IDF_KW_seed))

@@ -346,9 +346,6 @@ struct idf_codec {
 extern const struct idf_codec idf_codecs[];
 #define IDF_CODECS	5
 const char *idf_rng_name(int rng);
-/* Mean frame length, bytes; mean gap from `thro` or `inta`, ns. */
-double idf_mean_len(const struct idf_tg *tg);
-double idf_mean_gap_ns(const struct idf_tg *tg);
 
 /* The TG's seed: `seed`, else derived from the tgid. */
 uint32_t idf_seed(const struct idf_tg *tg);

@@ -7,6 +7,7 @@
 
 #include "idf/idf.h"
 #include "idf/parser.h"
+#include "traffic/gap.h"
 
 /* `pkts computed`: the length that carries `thro` with one packet per `inta`. */
 static void compute_len(struct idf_file *f, struct idf_tg *tg,
@@ -91,7 +92,7 @@ static void check_wire_rate(struct idf_file *f, const struct idf_tg *tg)
 			 len2 / 2.0);
 	error_loc(f, &tg->loc[k],
 		  "TG %u: %s every %.9g ns (%s) is faster than any link carries: a frame is %.6g bytes on the wire (+ FCS 4, preamble 8, inter-frame gap 12), %.6g ns at %u Gbit/s, the fastest Ethernet; %s",
-		  tg->id, len_s, idf_mean_gap_ns(tg), by,
+		  tg->id, len_s, gap_ns(gap_asked(tg)), by,
 		  wire2 / 2.0, wire_ns, IDF_WIRE_GBPS, tail);
 }
 
@@ -196,10 +197,10 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  tg->id);
 	if (tg->dist == IDF_DIST_FGN && KNOWN(dist) && KNOWN(pkts) &&
 	    (KNOWN(thro) || KNOWN(inta)) &&
-	    tg->dist_param[2] < idf_mean_gap_ns(tg))
+	    tg->dist_param[2] < gap_ns(gap_asked(tg)))
 		error_loc(f, &tg->loc[IDF_KW_dist],
 			  "TG %u: 'dist fgn' SLOT %.0f ns holds less than one packet on average (the mean gap is %.0f ns): make it longer",
-			  tg->id, tg->dist_param[2], idf_mean_gap_ns(tg));
+			  tg->id, tg->dist_param[2], gap_ns(gap_asked(tg)));
 #undef KNOWN
 #undef GIVEN
 #undef OWN

@@ -20,12 +20,11 @@
 #include <gsl/gsl_sf_gamma.h>
 
 #include "idf/units.h"
+#include "traffic/gap.h"
 #include "traffic/models.h"
 #include "traffic/rng.h"
 
 #define P(i)	(g->tg->dist_param[i])
-
-static double preset_fixed_gap(const struct idf_tg *tg);
 
 double model_typical_gap(const struct idf_tg *tg)
 {
@@ -50,7 +49,7 @@ double model_typical_gap(const struct idf_tg *tg)
 		return 1e6;
 	case IDF_DIST_VOIP:
 	case IDF_DIST_DNS:
-		return preset_fixed_gap(tg);
+		return gap_ns(gap_fixed(tg));
 	case IDF_DIST_TELNET:	/* the median; the mean is infinite */
 		return 1.1e6 * pow(2, 1 / 0.95);
 	case IDF_DIST_QUAKE3:
@@ -59,9 +58,9 @@ double model_typical_gap(const struct idf_tg *tg)
 	case IDF_DIST_CSI:
 		return 41.7e6;
 	case IDF_DIST_VOICE:	/* the mean over talkspurts and silences */
-		return idf_mean_gap_ns(tg) * (p[0] + p[1]) / p[0];
+		return gap_ns(gap_asked(tg)) * (p[0] + p[1]) / p[0];
 	default:
-		return idf_mean_gap_ns(tg);
+		return gap_ns(gap_asked(tg));
 	}
 }
 
@@ -146,14 +145,6 @@ static uint32_t preset_payload(struct model_gen *g)
 	}
 	b = floor(b);
 	return b < 16 ? 16 : b > 4096 ? 4096 : (uint32_t)b;
-}
-
-/* The gap of voip and dns: a fixed rate. */
-static double preset_fixed_gap(const struct idf_tg *tg)
-{
-	if (tg->dist == IDF_DIST_DNS)
-		return 1e9 / 0.56;
-	return 1e9 / idf_codecs[(int)tg->dist_param[0]].pkts_per_s;
 }
 
 static int preset_init(struct model_gen *g, char *err, size_t size)
@@ -642,24 +633,10 @@ static uint64_t fixed_gap(const struct model_gen *g)
 
 static void fixed_init(struct model_gen *g)
 {
-	const struct idf_tg *tg = g->tg;
+	struct gap f = gap_fixed(g->tg);
 
-	g->fix_den = 1;
-	if (tg->dist == IDF_DIST_DNS) {
-		g->fix_num = 100000000000ULL;	/* 0.56 packets/s */
-		g->fix_den = 56;
-	} else if (tg->dist == IDF_DIST_VOIP) {
-		g->fix_num = 1000000000ULL;
-		g->fix_den = (uint64_t)idf_codecs[(int)P(0)].pkts_per_s;
-	} else if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
-		/* the mean length's bits: (min + max) / 2 * 8 */
-		g->fix_num = ((uint64_t)tg->len_min + tg->len_max) * 4 *
-			1000000000ULL;
-		g->fix_den = tg->thro_req;
-	} else {
-		g->fix_num = tg->inta_min + tg->inta_max;
-		g->fix_den = 2;
-	}
+	g->fix_num = f.num;
+	g->fix_den = f.den;
 }
 
 /* A drawn gap in whole ns, cut to an hour (counted). */
@@ -778,7 +755,7 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 		snprintf(err, size, "out of memory for the generator");
 		return -1;
 	}
-	g->mean_gap = idf_mean_gap_ns(tg);
+	g->mean_gap = gap_ns(gap_asked(tg));
 	fixed_init(g);
 	switch (tg->dist) {
 	case IDF_DIST_MMPP:

@@ -29,19 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traffic/gap.h"
 #include "traffic/models.h"
 #include "traffic/tables.h"
-
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 static int tt_alloc(struct tt *tt, size_t len, char *err, size_t size)
 {
@@ -72,19 +62,10 @@ static void tt_spread(struct tt *tt, uint64_t period, uint32_t length)
 static int tt_build_fixed(const struct idf_tg *tg, struct tt *tt, char *err,
 			  size_t size)
 {
-	uint64_t num, den, g;
+	struct gap g = gap_reduced(gap_asked(tg));
+	uint64_t num = g.num, den = g.den;
 	size_t len;
 
-	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
-		num = (uint64_t)tg->len_max * 8 * 1000000000ULL;
-		den = tg->thro_req;
-	} else {
-		num = tg->inta_min;
-		den = 1;
-	}
-	g = gcd(num, den);
-	num /= g;
-	den /= g;
 	tt->mean_num = num;
 	tt->mean_den = den;
 	tt->exact = den <= TT_SPREAD_MAX;

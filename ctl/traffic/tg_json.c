@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "traffic/gap.h"
 #include "traffic/tg_json.h"
 
 static void json_addr(struct jw *j, const char *key, const struct idf_addr *a,
@@ -49,16 +50,16 @@ static void json_dist_params(struct jw *j, const struct idf_tg *tg)
 	/* the models without parameters of their own: what the rate gives */
 	switch (tg->dist) {
 	case IDF_DIST_FIXED:
-		jw_kdouble(j, "value_ns", idf_mean_gap_ns(tg));
+		jw_kdouble(j, "value_ns", gap_ns(gap_asked(tg)));
 		break;
 	case IDF_DIST_EXPONENTIAL:
-		jw_kdouble(j, "mean_ns", idf_mean_gap_ns(tg));
+		jw_kdouble(j, "mean_ns", gap_ns(gap_asked(tg)));
 		break;
 	case IDF_DIST_UNIFORM:
 		jw_kdouble(j, "min_ns", idf_has(tg, IDF_KW_thro) ? 0 :
 			   (double)tg->inta_min);
 		jw_kdouble(j, "max_ns", idf_has(tg, IDF_KW_thro) ?
-			   2 * idf_mean_gap_ns(tg) : (double)tg->inta_max);
+			   2 * gap_ns(gap_asked(tg)) : (double)tg->inta_max);
 		break;
 	case IDF_DIST_VOIP:
 		jw_kstr(j, "codec", idf_codecs[(int)tg->dist_param[0]].name);
