@@ -1,89 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The dashboard (dash.h): curses drawing, keys, the event pane, the
- * terminal's life cycle, and the JSON line of a view.
+ * The dashboard (dash.h): the terminal's life cycle and curses drawing.
+ * Its keys are in keys.c, the event pane's lines in events.c, a view's
+ * numbers and JSON line in view.c.
  */
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "rx/meter.h"
 #include "screen/dash.h"
-#include "util/jw.h"
 #include "util/log.h"
-
-#define RATE_FACTOR_MAX	65536.0	/* MTG_IOC_TG_SET_RATE's num and den */
 #define STDERR_KEEP	65536	/* bytes of stderr replayed after curses */
-
-/* ---- event lines ------------------------------------------------------ */
-
-static void event_line(struct dash_events *e, const char *s, size_t n)
-{
-	struct dash_event *ev = &e->ring[e->count % DASH_EVENTS];
-
-	if (n >= sizeof(ev->text))
-		n = sizeof(ev->text) - 1;
-	memcpy(ev->text, s, n);
-	ev->text[n] = '\0';
-	ev->seq = e->count++;
-}
-
-static ssize_t events_write(void *cookie, const char *buf, size_t size)
-{
-	struct dash_events *e = cookie;
-	size_t i;
-
-	for (i = 0; i < size; i++) {
-		if (buf[i] == '\n') {
-			event_line(e, e->partial, e->partial_len);
-			e->partial_len = 0;
-		} else if (e->partial_len < sizeof(e->partial) - 1) {
-			e->partial[e->partial_len++] = buf[i];
-		}
-	}
-	return (ssize_t)size;
-}
-
-int dash_events_open(struct dash_events *e)
-{
-	cookie_io_functions_t io = { .write = events_write };
-
-	memset(e, 0, sizeof(*e));
-	e->stream = fopencookie(e, "w", io);
-	if (!e->stream)
-		return -errno;
-	setvbuf(e->stream, NULL, _IOLBF, 0);
-	return 0;
-}
-
-void dash_events_close(struct dash_events *e)
-{
-	if (e->stream)
-		fclose(e->stream);
-	e->stream = NULL;
-}
-
-void dash_event(struct dash_events *e, const char *fmt, ...)
-{
-	char buf[DASH_EVENT_LEN];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	event_line(e, buf, strlen(buf));
-}
 
 /* ---- the terminal ----------------------------------------------------- */
 
@@ -94,7 +27,7 @@ static int saved_stderr = -1, stderr_pipe = -1;
 static char *stderr_kept;
 static size_t stderr_kept_len;
 
-static void pump_stderr(struct dash_events *ev)
+void dash_pump_stderr(struct dash_events *ev)
 {
 	char buf[1024];
 	ssize_t n;
@@ -119,7 +52,7 @@ static void restore_stderr(void)
 {
 	if (saved_stderr < 0)
 		return;
-	pump_stderr(NULL);
+	dash_pump_stderr(NULL);
 	dup2(saved_stderr, STDERR_FILENO);
 	close(saved_stderr);
 	close(stderr_pipe);
@@ -241,121 +174,6 @@ void dash_wait(int timeout_ms)
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 
 	poll(&p, 1, timeout_ms);
-}
-
-/* ---- numbers ---------------------------------------------------------- */
-
-const char *dash_si(char *buf, size_t size, double v)
-{
-	static const char units[] = " kMGTP";
-	size_t u = 0;
-
-	if (!isfinite(v)) {
-		snprintf(buf, size, "-");
-		return buf;
-	}
-	while (fabs(v) >= 999.5 && u < sizeof(units) - 2) {
-		v /= 1000.0;
-		u++;
-	}
-	if (u == 0 && v == floor(v))
-		snprintf(buf, size, "%.0f", v);
-	else
-		snprintf(buf, size, v >= 99.95 ? "%.0f%c" : v >= 9.995 ?
-			 "%.1f%c" : "%.2f%c", v, units[u]);
-	if (u == 0 && v != floor(v))
-		buf[strlen(buf) - 1] = '\0';	/* no unit letter */
-	return buf;
-}
-
-static const char *dash_time(char *buf, size_t size, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, size, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.1fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.1fms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.2fs", ns / 1e9);
-	return buf;
-}
-
-void dash_view_total(struct dash_view *v)
-{
-	struct dash_totals *t = &v->totals;
-	size_t i;
-
-	memset(t, 0, sizeof(*t));
-	for (i = 0; i < v->nrows; i++) {
-		const struct dash_row *r = &v->rows[i];
-
-		t->sent += r->sent;
-		t->bytes += r->bytes;
-		t->received += r->received;
-		t->lost += r->lost;
-		t->duplicates += r->duplicates;
-		t->reordered += r->reordered;
-		t->bit_errors += r->bit_errors;
-		if (r->has_tx) {
-			t->tx_pps += r->pps;
-			t->tx_bps += r->bps;
-		}
-		t->rx_pps += r->rx_pps;
-		t->rx_bps += r->rx_bps;
-	}
-}
-
-void dash_rate(uint64_t now, uint64_t packets, uint64_t bytes,
-	       uint64_t mark[3], double *pps, double *bps)
-{
-	double dt;
-
-	if (!mark[0] || packets < mark[1]) {
-		mark[0] = now;
-		mark[1] = packets;
-		mark[2] = bytes;
-		return;
-	}
-	if (now < mark[0] + DASH_RATE_NS)
-		return;
-	dt = (double)(now - mark[0]) / 1e9;
-	*pps = (double)(packets - mark[1]) / dt;
-	*bps = 8.0 * (double)(bytes - mark[2]) / dt;
-	mark[0] = now;
-	mark[1] = packets;
-	mark[2] = bytes;
-}
-
-void dash_row_meter(struct dash_row *r, const struct meter *m, uint64_t now,
-		    int64_t sent, uint64_t nowb)
-{
-	uint64_t errors, bits;
-
-	r->has_rx = true;
-	dash_rate(now, m->received, m->bytes, r->rx_mark, &r->rx_pps,
-		  &r->rx_bps);
-	r->received = m->received;
-	r->lost = meter_lost(m, sent);
-	r->duplicates = m->duplicates;
-	r->reordered = m->reordered;
-	r->bit_errors = m->bit_errors;
-	meter_gaps(m, r->gaps, sizeof(r->gaps));
-	r->owd_valid = m->owd_count > 0;
-	r->owd_ns = r->owd_valid ? (double)m->owd_sum / (double)m->owd_count : 0;
-	r->jitter_ns = m->jitter_ns;
-	/* MTG: the BER shown moves once nowb more wrong bits came in. */
-	errors = m->bit_errors - r->ber_errors_mark;
-	bits = m->bits - r->ber_bits_mark;
-	if (!nowb || !r->ber_valid) {
-		r->ber_valid = m->bits > 0;
-		r->ber = r->ber_valid ? (double)m->bit_errors / (double)m->bits : 0;
-	}
-	if (nowb && errors >= nowb && bits) {
-		r->ber = (double)errors / (double)bits;
-		r->ber_errors_mark = m->bit_errors;
-		r->ber_bits_mark = m->bits;
-	}
 }
 
 /* ---- the table's columns ---------------------------------------------- */
@@ -485,7 +303,7 @@ static int cmp_rows(const void *pa, const void *pb)
 	return sort_reverse ? -c : c;
 }
 
-static int order_rows(struct dash *d, const struct dash_view *v)
+int dash_order_rows(struct dash *d, const struct dash_view *v)
 {
 	size_t i;
 
@@ -507,7 +325,7 @@ static int order_rows(struct dash *d, const struct dash_view *v)
 }
 
 /* The selected row's position in the order; the first when none. */
-static size_t selected_pos(struct dash *d, const struct dash_view *v)
+size_t dash_selected_pos(struct dash *d, const struct dash_view *v)
 {
 	size_t i;
 
@@ -698,7 +516,7 @@ static void draw_table(struct dash *d, const struct dash_view *v, int y0,
 		height--;
 	}
 	rows = height;
-	sel = selected_pos(d, v);
+	sel = dash_selected_pos(d, v);
 	/* Keep the selection in view. */
 	if (sel < d->top)
 		d->top = sel;
@@ -796,7 +614,7 @@ void dash_draw(struct dash *d, const struct dash_view *v,
 	int header, events = 0, table;
 
 	d->last = v;
-	if (!d->active || order_rows(d, v))
+	if (!d->active || dash_order_rows(d, v))
 		return;
 	erase();	/* not clear(): no flicker, curses sends the changes */
 	/* From the top: header, table, events; the help line at the bottom. */
@@ -832,340 +650,4 @@ void dash_draw(struct dash *d, const struct dash_view *v,
 		attroff(A_REVERSE);
 	}
 	refresh();
-}
-
-/* ---- keys ------------------------------------------------------------- */
-
-static const struct dash_row *selected_row(struct dash *d)
-{
-	const struct dash_view *v = d->last;
-	size_t i;
-
-	if (!v || !d->have_selected)
-		return NULL;
-	for (i = 0; i < v->nrows; i++)
-		if (v->rows[i].id == d->selected)
-			return &v->rows[i];
-	return NULL;
-}
-
-static void move_selection(struct dash *d, long delta)
-{
-	const struct dash_view *v = d->last;
-	long pos;
-
-	if (!v || !v->nrows || order_rows(d, v))
-		return;
-	pos = (long)selected_pos(d, v) + delta;
-	if (pos < 0)
-		pos = 0;
-	if (pos >= (long)v->nrows)
-		pos = (long)v->nrows - 1;
-	d->selected = v->rows[d->order[pos]].id;
-	d->have_selected = true;
-}
-
-/* A TG action needs a TG of ours. */
-static bool tg_action(struct dash *d, struct dash_events *ev,
-		      struct dash_action *a, enum dash_act act)
-{
-	const struct dash_row *r = selected_row(d);
-
-	if (!r) {
-		dash_event(ev, "no TG selected");
-		return false;
-	}
-	if (!r->has_tx) {
-		dash_event(ev, "TG %u is not this run's: only its receiving side is shown",
-			   r->id);
-		return false;
-	}
-	a->act = act;
-	a->tg_id = r->id;
-	return true;
-}
-
-static bool rate_action(struct dash *d, struct dash_events *ev,
-			struct dash_action *a, int ch)
-{
-	const struct dash_row *r = selected_row(d);
-	double f;
-
-	if (!tg_action(d, ev, a, DASH_RATE))
-		return false;
-	f = r->rate_factor > 0 ? r->rate_factor : 1.0;
-	f = ch == '+' ? f * 2 : ch == '-' ? f / 2 : 1.0;
-	if (f > RATE_FACTOR_MAX || f < 1.0 / RATE_FACTOR_MAX) {
-		dash_event(ev, "TG %u: the throughput stays within x1/65536 .. x65536 of the requested",
-			   r->id);
-		return false;
-	}
-	a->factor = f;
-	return true;
-}
-
-/*
- * A key while a control message is typed: text, Backspace, Enter (the
- * message goes, as a DASH_CTRLMSG action) or Esc (nothing goes).
- */
-static void prompt_key(struct dash *d, struct dash_events *ev,
-		       struct dash_action *a, int ch)
-{
-	switch (ch) {
-	case '\r':
-	case '\n':
-	case KEY_ENTER:
-		d->prompt = false;
-		a->act = DASH_CTRLMSG;
-		a->tg_id = d->prompt_tg;
-		a->data = (const uint8_t *)d->prompt_text;
-		a->len = d->prompt_len;
-		return;
-	case 27:	/* Esc */
-		d->prompt = false;
-		dash_event(ev, "TG %u: control message cancelled", d->prompt_tg);
-		return;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-		/* a whole UTF-8 character */
-		while (d->prompt_len &&
-		       ((uint8_t)d->prompt_text[--d->prompt_len] & 0xc0) == 0x80)
-			;
-		return;
-	}
-	if (ch < 0x20 || ch > 0xff || ch == 0x7f)
-		return;		/* function keys, controls */
-	if (d->prompt_len == DASH_PROMPT_MAX) {
-		dash_event(ev, "a control message holds %d bytes at most",
-			   DASH_PROMPT_MAX);
-		return;
-	}
-	d->prompt_text[d->prompt_len++] = (char)ch;
-	d->prompt_text[d->prompt_len] = '\0';
-}
-
-bool dash_due(struct dash *d, uint64_t now, uint64_t next_draw)
-{
-	if (now < d->next_keys && now < next_draw)
-		return false;
-	d->next_keys = now + DASH_KEYS_NS;
-	return true;
-}
-
-struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
-			     bool *redraw)
-{
-	struct dash_action a = { .act = DASH_NONE };
-	int ch, page = LINES > 8 ? LINES - 8 : 1;
-
-	*redraw = false;
-	if (!d->active)
-		return a;
-	pump_stderr(ev);
-	while (a.act == DASH_NONE && (ch = getch()) != ERR) {
-		*redraw = true;
-		if (d->prompt) {
-			prompt_key(d, ev, &a, ch);
-			continue;
-		}
-		switch (ch) {
-		case KEY_UP:
-			move_selection(d, -1);
-			break;
-		case KEY_DOWN:
-			move_selection(d, 1);
-			break;
-		case KEY_PPAGE:
-			move_selection(d, -page);
-			break;
-		case KEY_NPAGE:
-			move_selection(d, page);
-			break;
-		case KEY_HOME:
-			move_selection(d, -(long)(d->last ? d->last->nrows : 0));
-			break;
-		case KEY_END:
-			move_selection(d, (long)(d->last ? d->last->nrows : 0));
-			break;
-		case KEY_RESIZE:
-			break;
-		case 'q':
-		case 'Q':
-			a.act = DASH_QUIT;
-			break;
-		case 's':
-			tg_action(d, ev, &a, DASH_START);
-			break;
-		case 'u':
-			a.act = DASH_START_USER;
-			break;
-		case 'p':
-			tg_action(d, ev, &a, DASH_SUSPEND);
-			break;
-		case 'r':
-			tg_action(d, ev, &a, DASH_RESUME);
-			break;
-		case 'k':
-			tg_action(d, ev, &a, DASH_KILL);
-			break;
-		case 'c':
-			if (tg_action(d, ev, &a, DASH_CTRLMSG)) {
-				d->prompt = true;
-				d->prompt_tg = a.tg_id;
-				d->prompt_len = 0;
-				d->prompt_text[0] = '\0';
-				a.act = DASH_NONE;	/* on Enter */
-			}
-			break;
-		case '+':
-		case '-':
-		case '=':
-			rate_action(d, ev, &a, ch);
-			break;
-		case 'o':
-			d->sort = (d->sort + 1) % DASH_SORTS;
-			break;
-		case 'O':
-			d->reverse = !d->reverse;
-			break;
-		case 'h':
-		case '?':
-			d->help = !d->help;
-			break;
-		case 'n':
-		case ']':
-			a.act = d->replay ? DASH_NEXT_FRAME : DASH_NONE;
-			break;
-		case 'b':
-		case '[':
-			a.act = d->replay ? DASH_PREV_FRAME : DASH_NONE;
-			break;
-		default:
-			break;
-		}
-	}
-	return a;
-}
-
-/* ---- the JSON line ---------------------------------------------------- */
-
-static void kdouble_or_null(struct jw *j, const char *key, bool valid,
-			    double v)
-{
-	if (valid && isfinite(v))
-		jw_kdouble(j, key, v);
-	else
-		jw_knull(j, key);
-}
-
-void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
-		    const struct dash_events *ev, uint64_t *since)
-{
-	const struct dash_totals *t = &v->totals;
-	struct jw j;
-	uint64_t k;
-	size_t i;
-
-	jw_init_compact(&j, f);
-	jw_obj_begin(&j);
-	jw_kstr(&j, "format", DASH_FORMAT);
-	jw_ku64(&j, "version", DASH_VERSION);
-	jw_kstr(&j, "type", type);
-	jw_kstr(&j, "command", v->command);
-	jw_kstr(&j, "file", v->file);
-	jw_ku64(&j, "run_id", v->run_id);
-	jw_ku64(&j, "time_ns", v->time_ns);
-	jw_ku64(&j, "elapsed_ns", v->elapsed_ns);
-	if (v->remaining_known)
-		jw_ku64(&j, "remaining_ns", v->remaining_ns);
-	else
-		jw_knull(&j, "remaining_ns");
-	jw_kstr(&j, "phase", v->phase);
-	jw_key(&j, "totals");
-	jw_obj_begin(&j);
-	jw_ku64(&j, "sent", t->sent);
-	jw_ku64(&j, "bytes", t->bytes);
-	jw_ku64(&j, "received", t->received);
-	jw_ku64(&j, "lost", t->lost);
-	jw_ku64(&j, "duplicates", t->duplicates);
-	jw_ku64(&j, "reordered", t->reordered);
-	jw_ku64(&j, "bit_errors", t->bit_errors);
-	jw_ku64(&j, "late_packets", t->late_packets);
-	jw_kdouble(&j, "tx_pps", t->tx_pps);
-	jw_kdouble(&j, "tx_bps", t->tx_bps);
-	jw_kdouble(&j, "rx_pps", t->rx_pps);
-	jw_kdouble(&j, "rx_bps", t->rx_bps);
-	jw_obj_end(&j);
-	jw_key(&j, "rx");
-	if (v->listening) {
-		jw_obj_begin(&j);
-		jw_ku64(&j, "ring_fill", v->ring_fill);
-		jw_ku64(&j, "ring_size", v->ring_size);
-		jw_ku64(&j, "ring_drops", v->ring_drops);
-		jw_ku64(&j, "ctrl_drops", v->ctrl_drops);
-		jw_ku64(&j, "keep_drops", v->keep_drops);
-		jw_ku64(&j, "records", v->rx_records);
-		jw_ku64(&j, "hdr_corrupt", v->hdr_corrupt);
-		jw_kstr(&j, "recording", v->recording);
-		jw_ku64(&j, "recorded", v->recorded);
-		jw_ku64(&j, "recording_bytes", v->recording_bytes);
-		jw_key(&j, "ifaces_lost");
-		jw_arr_begin(&j);
-		for (i = 0; i < v->nifaces_lost; i++)
-			jw_str(&j, v->ifaces_lost[i]);
-		jw_arr_end(&j);
-		jw_obj_end(&j);
-	} else {
-		jw_null(&j);
-	}
-	jw_key(&j, "tgs");
-	jw_arr_begin(&j);
-	for (i = 0; i < v->nrows; i++) {
-		const struct dash_row *r = &v->rows[i];
-
-		jw_obj_begin(&j);
-		jw_ku64(&j, "id", r->id);
-		jw_ku64(&j, "run_id", r->run_id);
-		jw_kstr(&j, "model", r->model);
-		jw_kstr(&j, "dst", r->dst);
-		jw_kstr(&j, "state", r->state);
-		jw_kbool(&j, "tx", r->has_tx);
-		jw_kbool(&j, "rx", r->has_rx);
-		jw_kdouble(&j, "requested_pps", r->req_pps);
-		jw_kdouble(&j, "requested_bps", r->req_bps);
-		jw_kdouble(&j, "rate_factor", r->rate_factor);
-		jw_kdouble(&j, "pps", r->pps);
-		jw_kdouble(&j, "bps", r->bps);
-		jw_kdouble(&j, "rx_pps", r->rx_pps);
-		jw_kdouble(&j, "rx_bps", r->rx_bps);
-		jw_ku64(&j, "sent", r->sent);
-		jw_ku64(&j, "bytes", r->bytes);
-		jw_ku64(&j, "received", r->received);
-		jw_ku64(&j, "lost", r->lost);
-		jw_kstr(&j, "gaps", r->gaps);
-		jw_ku64(&j, "duplicates", r->duplicates);
-		jw_ku64(&j, "reordered", r->reordered);
-		jw_ku64(&j, "bit_errors", r->bit_errors);
-		kdouble_or_null(&j, "ber", r->ber_valid, r->ber);
-		kdouble_or_null(&j, "owd_ns", r->owd_valid, r->owd_ns);
-		kdouble_or_null(&j, "jitter_ns", r->owd_valid, r->jitter_ns);
-		if (r->late_valid)
-			jw_ku64(&j, "lateness_p99_ns", r->late_p99_ns);
-		else
-			jw_knull(&j, "lateness_p99_ns");
-		jw_obj_end(&j);
-	}
-	jw_arr_end(&j);
-	jw_key(&j, "events");
-	jw_arr_begin(&j);
-	k = *since;
-	if (ev->count > DASH_EVENTS && k < ev->count - DASH_EVENTS)
-		k = ev->count - DASH_EVENTS;	/* the older ones are gone */
-	for (; k < ev->count; k++)
-		jw_str(&j, ev->ring[k % DASH_EVENTS].text);
-	*since = ev->count;
-	jw_arr_end(&j);
-	jw_obj_end(&j);
-	fflush(f);
 }

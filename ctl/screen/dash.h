@@ -198,7 +198,15 @@ void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 
 /* Human numbers: 1.23k, 45.6M; into buf. */
 const char *dash_si(char *buf, size_t size, double v);
+/* A time in ns as a human one: 850ns, 12.5us, 1.2ms, 2.00s; into buf. */
+const char *dash_time(char *buf, size_t size, double ns);
 
-
+/* Inside the screen part: what dash.c and keys.c share. */
+/* Put v's rows in the dashboard's order (d->order); 0, or -ENOMEM. */
+int dash_order_rows(struct dash *d, const struct dash_view *v);
+/* The selected row's position in the order; the first when none. */
+size_t dash_selected_pos(struct dash *d, const struct dash_view *v);
+/* What was written to stderr under curses, into the event pane (ev). */
+void dash_pump_stderr(struct dash_events *ev);
 
 #endif /* MTGCTL_DASH_H */
