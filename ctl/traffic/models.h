@@ -69,6 +69,9 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 void model_next(struct model_gen *g, struct mtg_tt_entry *e);
 void model_free(struct model_gen *g);
 
+/* trace, pcap: read the file into g->file (files.c); 0, or -1 and err. */
+int model_file_init(struct model_gen *g, char *err, size_t size);
+
 /* The entries a trace or pcap file gives (0 for the other models). */
 static inline size_t model_file_len(const struct model_gen *g)
 {
