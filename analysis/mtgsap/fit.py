@@ -205,10 +205,10 @@ FAMILIES = {f.name: f for f in (
                               map(float, sps.cauchy.fit(x)))), False, ""),
 )}
 
-# The IDF's `dist` names (MTG's and D-ITG's; ctl/idf.c) and the family of
+# The IDF's `dist` names (MTG's and D-ITG's; ctl/idf/names.c) and the family of
 # their inter-departure times. A new distribution of mtgctl slots in here;
 # its parameters come from the TG's `dist_params` in the metadata, which
-# mtgctl writes (ctl/tg_json.c: the models that take their gap from the
+# mtgctl writes (ctl/traffic/tg_json.c: the models that take their gap from the
 # rate have it there too).
 IDF_DISTS = {"fixed": "constant", "poisson": "exponential",
              "exponential": "exponential", "random": "uniform",

@@ -2,7 +2,7 @@
 """Per-flow accounting (the meter of mtgctl, offline): what was received, lost, duplicated and reordered,
 bit errors and BER, the G.821 analysis and D-ITG's windows.
 
-The definitions are mtgctl's (Documentation/mtgctl.rst, ctl/meter.h), so
+The definitions are mtgctl's (Documentation/mtgctl.rst, ctl/rx/meter.h), so
 the two agree on the same packets; mtgsap has the whole file, so it needs
 no sliding window to tell a duplicate:
 

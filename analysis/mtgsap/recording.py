@@ -87,7 +87,7 @@ class Extra:
 def _extra_wrong(head, left, records):
     """What is wrong with an extra entry's head (its fields), left bytes of
     the section from it on, in a file of `records` records; None if
-    nothing. ctl/recording.c's extra_wrong() says the same."""
+    nothing. ctl/rx/recread.c's extra_wrong() says the same."""
     nbytes, typ, _, record, *_, data_len, _ = head
     if nbytes < EXTRA_HEAD.size or nbytes % 8:
         return (f"its length is {nbytes}, not a multiple of 8 from "
@@ -127,11 +127,11 @@ RECORD_BYTES = RECORD_DTYPE.itemsize
 # --- the metadata: what a reader checks ----------------------------------------
 #
 # Documentation/recording-format.rst, "What a reader checks": the keys
-# below, where present, have these types (unknown keys are ignored); ctl/
-# recording.c checks the same. A type is a tuple: ("int", lo, hi), ("num",),
-# ("str",), ("bool",), ("const", value), ("obj", {key: (type, required)}),
-# ("list", item type), ("map",) (an object of anything), ("any",),
-# ("null", type) (that or null), ("or", a, b).
+# below, where present, have these types (unknown keys are ignored);
+# ctl/rx/recmeta.c checks the same. A type is a tuple: ("int", lo, hi),
+# ("num",), ("str",), ("bool",), ("const", value), ("obj", {key: (type,
+# required)}), ("list", item type), ("map",) (an object of anything),
+# ("any",), ("null", type) (that or null), ("or", a, b).
 
 def _obj(*required, **keys):
     return ("obj", {k: (t, k in required) for k, t in keys.items()})
@@ -363,7 +363,7 @@ class Recording:
 
     def _check_extras(self, f, body):
         """Version 2: the records the header counts, then the section, every
-        entry's head checked (as ctl/recording.c does, in its words)."""
+        entry's head checked (as ctl/rx/recread.c does, in its words)."""
         h = self.header
         n = h["records"]
         end = h["header_bytes"] + n * h["record_bytes"]

@@ -29,7 +29,8 @@ N_SOUND = 60
 
 
 def tg(id, family, src, sport, dst, dport, patt, **extra):
-    """A TG as mtgctl check --json shows it (ctl/tg_json.c), no table."""
+    """A TG as mtgctl check --json shows it (ctl/traffic/tg_json.c), no
+    table."""
     return dict(id=id, line=id, dev="la0", netns="lab-tx", cpu=None,
                 family=family, src=dict(addr=src, port=sport),
                 dst=dict(addr=dst, port=dport), tos=0, ttl=64,

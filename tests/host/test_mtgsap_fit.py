@@ -28,8 +28,8 @@ MS = 10**6
 US = 10**3
 HEADERS = 14 + 20 + 8 + 88
 
-# The TGs of IDF as `mtgctl check --json` shows them (ctl/tg_json.c), as a
-# recording's metadata holds them (timetable entries left out);
+# The TGs of IDF as `mtgctl check --json` shows them (ctl/traffic/tg_json.c),
+# as a recording's metadata holds them (timetable entries left out);
 # test_entries_are_what_mtgctl_writes keeps them so.
 IDF = """dev la0
 netns lab-tx

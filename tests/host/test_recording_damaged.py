@@ -55,7 +55,7 @@ time relative 1s 6s
 tgid 1 dst 10.0.1.2:9001 pkts fixed 200 200 dist fixed thro 160k patt incremental 0
 tgid 2 dst 10.0.1.2:9002 pkts fixed 250 250 dist poisson thro 62500 patt random seed 7
 """
-# Record flags as mtgctl's metadata spells them (ctl/receive.c).
+# Record flags as mtgctl's metadata spells them (ctl/rx/recformat.c).
 RECORD_FLAGS = {"stamp_mask": 3, "stamp_hook": 0, "stamp_sw": 1,
                 "stamp_hw": 2, "ipv6": 4, "hdr_corrupt": 8, "csum_bad": 16,
                 "kept": 32, "keep_lost": 64}
