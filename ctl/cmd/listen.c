@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd/cmd.h"
 #include "module/iface.h"
@@ -17,6 +16,7 @@
 #include "rx/listening.h"
 #include "rx/summary.h"
 #include "screen/dash.h"
+#include "util/clock.h"
 
 #define PROGRESS_NS	1000000000ULL	/* a progress line a second */
 
@@ -38,14 +38,6 @@ struct show {
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static uint64_t now_tai(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_TAI, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void elapsed(FILE *f, uint64_t t0, uint64_t now)

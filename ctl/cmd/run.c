@@ -39,14 +39,6 @@ static void on_user(int sig)
 	user_start = 1;
 }
 
-uint64_t now_tai(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_TAI, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * For `time absolute`: wall-clock times into CLOCK_TAI. The kernel keeps
  * them a whole number of seconds apart (TAI - UTC), so the difference of

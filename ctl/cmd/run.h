@@ -22,6 +22,7 @@
 #include "screen/cmdline.h"
 #include "screen/dash.h"
 #include "traffic/tables.h"
+#include "util/clock.h"
 
 #define POLL_NS		100000000ULL	/* counters read every 100 ms */
 #define PROGRESS_NS	1000000000ULL	/* a progress line a second */
@@ -93,7 +94,6 @@ struct run {
 extern volatile sig_atomic_t stop_signal;
 
 /* run.c */
-uint64_t now_tai(void);
 const char *where(const struct run *r, const struct idf_tg *tg);
 FILE *events_out(const struct run *r);
 

@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rx/listening.h"
 #include "rx/summary.h"
 #include "screen/dash.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 int listening_resolve(struct listening *ls, const struct idf_listen *l,
@@ -143,7 +143,6 @@ static void check_lost(struct listening *ls)
 {
 	struct mtg_iface_info info;
 	struct mtg_stats st;
-	struct timespec ts;
 	uint64_t now;
 	size_t i;
 
@@ -151,8 +150,7 @@ static void check_lost(struct listening *ls)
 		return;
 	ls->module_lost = st.ifaces_lost;
 	/* Read now, after the count: later than any record of the device. */
-	clock_gettime(CLOCK_TAI, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	now = now_tai();
 	for (i = 0; i < ls->ndevs; i++) {
 		struct listen_dev *d = &ls->devs[i];
 
