@@ -41,7 +41,7 @@
 
 /*
  * The keywords, one list so the parser, the checks and the output agree:
- * K(name, arguments as the help and the errors show them).
+ * K(name, its arguments' grammar, for the reader of this list).
  */
 #define IDF_KEYWORDS(K)						\
 	K(tgid,		"N")					\

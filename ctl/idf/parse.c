@@ -20,10 +20,9 @@
 
 static const struct {
 	const char *name;
-	const char *args;
 	kw_parse_fn parse;
 } keywords[IDF_KW_COUNT] = {
-#define IDF_KW_ENTRY(n, a) [IDF_KW_##n] = { #n, a, parse_##n },
+#define IDF_KW_ENTRY(n, a) [IDF_KW_##n] = { #n, parse_##n },
 	IDF_KEYWORDS(IDF_KW_ENTRY)
 #undef IDF_KW_ENTRY
 };
