@@ -105,7 +105,7 @@ static int build_view(struct show *sh, const struct listening *ls,
 		row->bps = row->rx_bps;
 	}
 	dash_view_total(v);
-	listening_view(ls, v);
+	dash_view_listening(v, ls);
 	return 0;
 }
 

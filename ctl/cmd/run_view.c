@@ -159,7 +159,7 @@ int build_view(struct run *r, uint64_t now, bool final)
 	v->remaining_known = known;
 	v->remaining_ns = known && last_end > now ? last_end - now : 0;
 	if (r->listening)
-		listening_view(&r->ls, v);
+		dash_view_listening(v, &r->ls);
 	return 0;
 }
 

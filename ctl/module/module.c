@@ -291,6 +291,19 @@ int mtg_dev_rx_stats(struct mtg_dev *d, struct mtg_rx_stats *st)
 	return ioctl(d->fd, MTG_IOC_RX_STATS, st) ? -errno : 0;
 }
 
+/* The module's counters from the shared copy: each whole, no system call. */
+void mtg_dev_rx_stats_shm(const struct mtg_dev *d, struct mtg_rx_stats *st)
+{
+	const uint64_t *src = (const uint64_t *)((const uint8_t *)d->rx +
+						 d->rx_off.stats);
+	uint64_t v[sizeof(*st) / sizeof(uint64_t)];
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		v[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	memcpy(st, v, sizeof(*st));
+}
+
 int64_t mtg_ring_ready(const struct mtg_ring_reader *r)
 {
 	/* Pairs with the kernel's release: the records are complete. */

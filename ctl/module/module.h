@@ -77,6 +77,8 @@ int mtg_dev_iface_info(struct mtg_dev *d, uint32_t id,
 		       struct mtg_iface_info *info);
 int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id);
 int mtg_dev_rx_stats(struct mtg_dev *d, struct mtg_rx_stats *st);
+/* The same counters from the shared copy: each whole, no system call. */
+void mtg_dev_rx_stats_shm(const struct mtg_dev *d, struct mtg_rx_stats *st);
 
 /*
  * Records ready in a ring (the producer count read with acquire order);

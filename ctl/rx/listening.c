@@ -6,7 +6,6 @@
 
 #include "rx/listening.h"
 #include "rx/summary.h"
-#include "screen/dash.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -222,19 +221,6 @@ void listening_wait(struct listening *ls, int64_t got)
 		ls->idle_ns *= 2;
 }
 
-/* The module's counters from the shared copy: each whole, no system call. */
-static void shm_rx_stats(const struct mtg_dev *d, struct mtg_rx_stats *st)
-{
-	const uint64_t *src = (const uint64_t *)((const uint8_t *)d->rx +
-						 d->rx_off.stats);
-	uint64_t v[sizeof(*st) / sizeof(uint64_t)];
-	size_t i;
-
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		v[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-	memcpy(st, v, sizeof(*st));
-}
-
 /* The interfaces that went away, after prefix; nothing if none did. */
 static void print_lost(const struct listening *ls, FILE *out,
 		       const char *prefix)
@@ -249,7 +235,7 @@ void listening_progress(const struct listening *ls, FILE *out)
 {
 	struct mtg_rx_stats st;
 
-	shm_rx_stats(ls->rx.dev, &st);
+	mtg_dev_rx_stats_shm(ls->rx.dev, &st);
 	fprintf(out, "rx: %llu records, %llu header-corrupt, %llu ring drops",
 		(unsigned long long)ls->rx.records,
 		(unsigned long long)ls->rx.hdr_corrupt,
@@ -264,29 +250,6 @@ void listening_progress(const struct listening *ls, FILE *out)
 					     ls->rec.len / sizeof(struct mtg_rx_rec)));
 }
 
-void listening_view(const struct listening *ls, struct dash_view *v)
-{
-	struct mtg_rx_stats st;
-	int64_t fill;
-
-	shm_rx_stats(ls->rx.dev, &st);
-	fill = mtg_ring_ready(&ls->rx.dev->data);
-	v->listening = true;
-	v->ring_fill = fill > 0 ? (uint64_t)fill : 0;
-	v->ring_size = ls->rx.dev->data.nr;
-	v->ring_drops = st.ring_drops;
-	v->ctrl_drops = st.ctrl_drops;
-	v->keep_drops = st.keep_drops;
-	v->rx_records = ls->rx.records;
-	v->hdr_corrupt = ls->rx.hdr_corrupt;
-	v->recording = ls->out;
-	v->recorded = ls->rec.written + ls->rec.len / sizeof(struct mtg_rx_rec);
-	v->recording_bytes = ls->recording || ls->out ? ls->rec.header_bytes +
-		v->recorded * sizeof(struct mtg_rx_rec) : 0;
-	v->ifaces_lost = ls->lost_names;
-	v->nifaces_lost = ls->nlost;
-}
-
 int listening_end(struct listening *ls, uint64_t end_ns)
 {
 	int err;
@@ -299,7 +262,7 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 	if (ls->rx.dev) {
 		receiver_poll(&ls->rx);
 		if (mtg_dev_rx_stats(ls->rx.dev, &ls->st))
-			shm_rx_stats(ls->rx.dev, &ls->st);
+			mtg_dev_rx_stats_shm(ls->rx.dev, &ls->st);
 		receiver_poll(&ls->rx);
 		check_lost(ls);
 	}

@@ -78,9 +78,6 @@ bool listening_all_lost(const struct listening *ls);
 void listening_wait(struct listening *ls, int64_t got);
 /* Part of a progress line: records, header-corrupt, ring drops, file. */
 void listening_progress(const struct listening *ls, FILE *out);
-struct dash_view;
-/* The receiving side's part of the live view. */
-void listening_view(const struct listening *ls, struct dash_view *v);
 /* The end: the module's counters, the recording finished. 0 or -errno
  * (the recording's first error, reported). */
 int listening_end(struct listening *ls, uint64_t end_ns);

@@ -192,6 +192,10 @@ struct dash_action dash_keys(struct dash *d, struct dash_events *ev,
 /* Wait for a key or timeout_ms, whichever comes first. */
 void dash_wait(int timeout_ms);
 
+struct listening;
+/* The receiving side's part of the live view (rings, recording, interfaces). */
+void dash_view_listening(struct dash_view *v, const struct listening *ls);
+
 /* One JSON line (format DASH_FORMAT) of v and the events after *since. */
 void dash_view_json(FILE *f, const struct dash_view *v, const char *type,
 		    const struct dash_events *ev, uint64_t *since);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rx/listening.h"
 #include "rx/meter.h"
 #include "screen/dash.h"
 #include "util/jw.h"
@@ -121,6 +122,29 @@ void dash_row_meter(struct dash_row *r, const struct meter *m, uint64_t now,
 		r->ber_errors_mark = m->bit_errors;
 		r->ber_bits_mark = m->bits;
 	}
+}
+
+void dash_view_listening(struct dash_view *v, const struct listening *ls)
+{
+	struct mtg_rx_stats st;
+	int64_t fill;
+
+	mtg_dev_rx_stats_shm(ls->rx.dev, &st);
+	fill = mtg_ring_ready(&ls->rx.dev->data);
+	v->listening = true;
+	v->ring_fill = fill > 0 ? (uint64_t)fill : 0;
+	v->ring_size = ls->rx.dev->data.nr;
+	v->ring_drops = st.ring_drops;
+	v->ctrl_drops = st.ctrl_drops;
+	v->keep_drops = st.keep_drops;
+	v->rx_records = ls->rx.records;
+	v->hdr_corrupt = ls->rx.hdr_corrupt;
+	v->recording = ls->out;
+	v->recorded = ls->rec.written + ls->rec.len / sizeof(struct mtg_rx_rec);
+	v->recording_bytes = ls->recording || ls->out ? ls->rec.header_bytes +
+		v->recorded * sizeof(struct mtg_rx_rec) : 0;
+	v->ifaces_lost = ls->lost_names;
+	v->nifaces_lost = ls->nlost;
 }
 
 static void kdouble_or_null(struct jw *j, const char *key, bool valid,
