@@ -197,7 +197,7 @@ static size_t *id_slot(struct idf_file *f, uint32_t id)
 	return &f->id_slots[i];
 }
 
-static int start_tg(struct parser *p, const struct tok *kt,
+static int begin_tg(struct parser *p, const struct tok *kt,
 		    const struct tok *t)
 {
 	struct idf_file *f = p->f;
@@ -263,7 +263,7 @@ static int parse_line(struct parser *p)
 			p->last_kw = IDF_KW_tgid;
 			v = need(p, WHAT_TGID);
 
-			if (start_tg(p, t, v))
+			if (begin_tg(p, t, v))
 				return -ENOMEM;
 			p->line_kw = true;
 			if (current(p)->bad & (IDF_KW_BIT(IDF_KW_tgid)))
