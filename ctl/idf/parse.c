@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The IDF parser: a line is cut into tokens, a token in keyword position is
- * looked up in one table, and the keyword's function (kw_gen.c, kw_net.c)
+ * looked up (token.c), and the keyword's function (kw_gen.c, kw_net.c)
  * takes the arguments it needs. After an error the parser skips to the
- * next keyword, so one pass reports every mistake it can. Here: tokens,
- * lines, sections, `include`, reading files. Documentation/idf.rst is the
+ * next keyword, so one pass reports every mistake it can. Here: lines,
+ * sections, `include`, reading files. Documentation/idf.rst is the
  * reference; Documentation/ctl-layout.rst shows the other files of idf/.
  */
 #include <ctype.h>
@@ -18,134 +18,12 @@
 #include "idf/idf.h"
 #include "idf/parser.h"
 
-static const struct {
-	const char *name;
-	kw_parse_fn parse;
-} keywords[IDF_KW_COUNT] = {
-#define IDF_KW_ENTRY(n, a) [IDF_KW_##n] = { #n, parse_##n },
+/* The keywords' parsers, by enum idf_kw (their names: token.c). */
+static const kw_parse_fn parsers[IDF_KW_COUNT] = {
+#define IDF_KW_ENTRY(n, a) [IDF_KW_##n] = parse_##n,
 	IDF_KEYWORDS(IDF_KW_ENTRY)
 #undef IDF_KW_ENTRY
 };
-
-static int kw_lookup(const char *s)
-{
-	int i;
-
-	for (i = 0; i < IDF_KW_COUNT; i++)
-		if (!strcmp(s, keywords[i].name))
-			return i;
-	return -1;
-}
-
-bool is_keyword(const char *s)
-{
-	return kw_lookup(s) >= 0;
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t row[32], prev, tmp;
-
-	if (la >= 32 || lb >= 32)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
-static const char *closest_keyword(const char *s)
-{
-	const char *best = NULL;
-	size_t d, best_d = 3;
-	int i;
-
-	for (i = 0; i < IDF_KW_COUNT; i++) {
-		d = edit_distance(s, keywords[i].name);
-		if (d < best_d && d < strlen(s)) {
-			best_d = d;
-			best = keywords[i].name;
-		}
-	}
-	return best;
-}
-
-const char *kw(const struct parser *p)
-{
-	return keywords[p->last_kw].name;
-}
-
-/*
- * The next token, which the keyword needs; NULL (reported) at the end of
- * the line or at a keyword, which is left for the next group.
- */
-struct tok *need(struct parser *p, const char *what)
-{
-	struct tok *t = &p->toks[p->pos];
-
-	if (p->pos >= p->ntok) {
-		error_at(p->f, p->line, p->eol_col,
-			 "'%s' expects %s, got end of line", kw(p), what);
-		return NULL;
-	}
-	if (is_keyword(t->s)) {
-		error_at(p->f, p->line, t->col,
-			 "'%s' expects %s, got keyword '%s'", kw(p), what,
-			 t->s);
-		return NULL;
-	}
-	p->pos++;
-	return t;
-}
-
-/*
- * The next token if it is an optional argument: the optional arguments
- * are numbers, so a word (a keyword, or a misspelt one) is not taken.
- */
-struct tok *maybe(struct parser *p)
-{
-	const char *s;
-
-	if (p->pos >= p->ntok)
-		return NULL;
-	s = p->toks[p->pos].s;
-	/* a negative number too, to be refused as one */
-	if (!isdigit((unsigned char)s[0]) && s[0] != '.' && !negative(s))
-		return NULL;
-	return &p->toks[p->pos++];
-}
-
-int expected(struct parser *p, const struct tok *t, const char *what,
-	     const char *why)
-{
-	if (why)
-		error_at(p->f, p->line, t->col, "'%s' expects %s, got '%s' (%s)",
-			 kw(p), what, t->s, why);
-	else
-		error_at(p->f, p->line, t->col, "'%s' expects %s, got '%s'",
-			 kw(p), what, t->s);
-	return -1;
-}
-
-struct idf_tg *current(struct parser *p)
-{
-	return p->cur < 0 ? &p->f->globals : &p->f->tgs[p->cur];
-}
 
 /* Skip to the next token that is a keyword. */
 static void resync(struct parser *p)
@@ -309,7 +187,7 @@ static int parse_line(struct parser *p)
 		tg->loc[k].line = p->line;
 		tg->loc[k].col = t->col;
 		tg->loc[k].src = f->cur_src;
-		if (keywords[k].parse(p, tg)) {
+		if (parsers[k](p, tg)) {
 			tg->bad |= IDF_KW_BIT(k);
 			resync(p);
 		}

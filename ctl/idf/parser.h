@@ -80,14 +80,21 @@ struct model {
 };
 extern const struct model models[IDF_DIST_COUNT];
 
-/* Tokens and sections (parse.c). */
+/* The TG being read, or the globals before the first tgid. */
+static inline struct idf_tg *current(struct parser *p)
+{
+	return p->cur < 0 ? &p->f->globals : &p->f->tgs[p->cur];
+}
+
+/* Tokens (token.c). */
+int kw_lookup(const char *s);
 bool is_keyword(const char *s);
+const char *closest_keyword(const char *s);
 const char *kw(const struct parser *p);
 struct tok *need(struct parser *p, const char *what);
 struct tok *maybe(struct parser *p);
 int expected(struct parser *p, const struct tok *t, const char *what,
 	     const char *why);
-struct idf_tg *current(struct parser *p);
 
 /* Diagnostics (diag.c). */
 __attribute__((format(printf, 4, 5)))
