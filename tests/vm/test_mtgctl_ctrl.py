@@ -153,7 +153,7 @@ def test_commands_from_a_script(make_loop, tmp_path):
     for said in ('TG 1: control message "from a script" sent (command, '
                  "13 bytes)",
                  "commands:2: unknown command 'frobnicate' (ctrl, start, "
-                 "kill, suspend, resume, quit)",
+                 "kill, suspend, resume, rate, quit)",
                  "commands:3: no TG 7 in run.idf",
                  "commands:4: 'ctrl': the message 'hex:' takes pairs of "
                  "hexadecimal digits",
