@@ -85,10 +85,11 @@ def fmt_duration(ns):
 FIELDS = ("tx", "sched")
 
 
-def _stamps(records, field, tgs=None, mask=None):
+def _stamps(records, field, tgs=None, mask=None, index=False):
     """The first copy of each packet with a sound stamp of `field`: its
     run id, TG id, sequence number and stamp (int64 ns), ordered by run,
-    TG and sequence number (implausible ones, SEQ_LIMIT, left out)."""
+    TG and sequence number (implausible ones, SEQ_LIMIT, left out); with
+    index, their records' indexes too."""
     if field not in FIELDS:
         raise FitError(f"--field {field}: tx (the TX stamps) or sched (the "
                        f"scheduled departures)")
@@ -109,6 +110,9 @@ def _stamps(records, field, tgs=None, mask=None):
     first = np.ones(len(seq), bool)
     first[1:] = ((seq[1:] != seq[:-1]) | (tg[1:] != tg[:-1]) |
                  (run[1:] != run[:-1]))
+    if index:
+        return run[first], tg[first], seq[first], t[first], \
+            idx[order][first]
     return run[first], tg[first], seq[first], t[first]
 
 
@@ -121,11 +125,16 @@ def interdepartures(records, tg_id, field="tx", mask=None):
 
 
 def interdepartures_at(records, tg_id, field="tx", mask=None):
-    """interdepartures(), with when each gap began and ended: (gaps,
-    stamp(seq), stamp(seq + 1)), int64 ns."""
-    run, _, seq, t = _stamps(records, field, (tg_id,), mask)
+    """interdepartures(), with when each gap began and ended: (gaps, and
+    the TX stamps of seq and seq + 1, int64 ns; the stamps of `field`
+    where a TX stamp is not sound). The module scales a gap by the rate
+    it has when it sends the gap's first packet: at its TX stamp, however
+    late that is after the schedule."""
+    run, _, seq, t, idx = _stamps(records, field, (tg_id,), mask, True)
     pair = (run[1:] == run[:-1]) & (seq[1:] == seq[:-1] + 1)
-    return (t[1:] - t[:-1])[pair], t[:-1][pair], t[1:][pair]
+    tx = column(records, "tx_ns")
+    when = np.where(tx.valid[idx], tx.values[idx].astype(np.int64), t)
+    return (t[1:] - t[:-1])[pair], when[:-1][pair], when[1:][pair]
 
 
 def sent_counts(records, bin_ns, tgs=None, field="tx", mask=None):
@@ -609,8 +618,8 @@ class Stretch:
 def stretches(rec, tg, field, mask, model):
     """The TG's inter-departure times cut at its rate changes, a Stretch
     each (one, the whole, without changes). A gap belongs to the stretch
-    its two departures (stamps of `field`) fall in; a gap with a change
-    between its departures (the one the dispatcher was in when the module
+    both its packets left in (their TX stamps, interdepartures_at()); a
+    gap with a change between them (the one the module was in when it
     took the change) belongs to none: returns (stretches, such gaps)."""
     x, begin, end = interdepartures_at(rec.records, tg, field, mask)
     changes = rec.rate_changes(tg)
