@@ -66,7 +66,7 @@ def test_rate_commands_recorded_and_fit_by_stretch(make_loop, tmp_path):
             proc.stdin.write(line + "\n")
             proc.stdin.flush()
             time.sleep(wait * SLOW)
-        proc.stdin.close()
+        # the end of the input: when communicate() closes it
     out, err = act_when(proc, lambda line: "tg 1:" in line and
                         " 0 sent" not in line, act, timeout=300 * SLOW)
     assert proc.returncode == 2, out + err      # TG 1 killed
