@@ -318,9 +318,10 @@ def random_section(seed):
     return V2(make)
 
 
-def with_entry(**fields):
-    """The head of the first wrong-bit list's entry with these fields
-    (bytes, type, record, data_len, ...) set; its data as it was."""
+def with_entry(of=EXTRA_WRONG_BITS, data_at=None, **fields):
+    """The head of the first entry of type `of` (a wrong-bit list's) with
+    these fields (bytes, type, record, data_len, ...) set; its data as it
+    was but from data_at on (offset, struct format, value)."""
     names = ("bytes", "type", "flags", "record", "rx_ns", "seq", "tx_ns",
              "run_id", "tg_id", "iface", "rx_flags", "count", "data_len",
              "reserved")
@@ -328,26 +329,7 @@ def with_entry(**fields):
     def make(data, meta, recs):
         data = bytearray(data)
         pos = section_at(data) + EXTRA_HEADER.size
-        while EXTRA_HEAD.unpack_from(data, pos)[1] != EXTRA_WRONG_BITS:
-            pos += EXTRA_HEAD.unpack_from(data, pos)[0]
-        head = dict(zip(names, EXTRA_HEAD.unpack_from(data, pos)))
-        head.update(fields)
-        EXTRA_HEAD.pack_into(data, pos, *head.values())
-        return bytes(data)
-    return V2(make)
-
-
-def with_rate(data_at=None, **fields):
-    """The rate change's entry with these head fields set and its data's
-    bytes from data_at on (offset, struct format, value) set."""
-    names = ("bytes", "type", "flags", "record", "rx_ns", "seq", "tx_ns",
-             "run_id", "tg_id", "iface", "rx_flags", "count", "data_len",
-             "reserved")
-
-    def make(data, meta, recs):
-        data = bytearray(data)
-        pos = section_at(data) + EXTRA_HEADER.size
-        while EXTRA_HEAD.unpack_from(data, pos)[1] != EXTRA_RATE:
+        while EXTRA_HEAD.unpack_from(data, pos)[1] != of:
             pos += EXTRA_HEAD.unpack_from(data, pos)[0]
         head = dict(zip(names, EXTRA_HEAD.unpack_from(data, pos)))
         head.update(fields)
@@ -358,6 +340,11 @@ def with_rate(data_at=None, **fields):
                              value)
         return bytes(data)
     return V2(make)
+
+
+def with_rate(data_at=None, **fields):
+    """The rate change's entry, as with_entry() changes it."""
+    return with_entry(EXTRA_RATE, data_at, **fields)
 
 
 def v2_header(version, flags):

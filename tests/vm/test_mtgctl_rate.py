@@ -21,7 +21,8 @@ import pytest
 
 from mtgsap import fit
 from mtgsap.recording import Recording
-from mtgtest.ctl import MTGCTL, act_when, summary_of, write_idf
+from mtgtest.ctl import (MTGCTL, act_when, mtgctl_commands, summary_of,
+                         write_idf)
 from mtgtest.system import DEBUG_KERNEL, ROOT
 from mtgtest.term import Terminal
 import test_mtgctl_rx
@@ -53,11 +54,8 @@ def mtgsap(cwd, *argv):
 def test_rate_commands_recorded_and_fit_by_stretch(make_loop, tmp_path):
     loop = make_loop(4)
     write_idf(tmp_path, idf(loop))
-    proc = subprocess.Popen(
-        [MTGCTL, "run", "run.idf", "--commands", "--json", "summary.json",
-         "-o", "run.rec", "--start-delay", START_DELAY, "--drain", DRAIN],
-        cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+    proc = mtgctl_commands(tmp_path, "--start-delay", START_DELAY,
+                           "--drain", DRAIN)
 
     def act():
         # Each stretch long enough for some thousand gaps at its rate.
