@@ -192,11 +192,12 @@ static void print_text(struct info *in)
 	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
 	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
 	if (r->h.version == REC_VERSION_EXTRAS) {
-		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
+		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists, %" PRIu64 " rate changes), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
 		       r->has_extras ? r->xh.entries : 0,
 		       in->extras[REC_EXTRA_CTRL],
 		       in->extras[REC_EXTRA_PAYLOAD],
-		       in->extras[REC_EXTRA_WRONG_BITS], r->xh.extras_lost,
+		       in->extras[REC_EXTRA_WRONG_BITS],
+		       in->extras[REC_EXTRA_RATE], r->xh.extras_lost,
 		       r->xh.ctrl_drops, r->xh.keep_drops);
 	}
 	for (i = 0; i < in->flows.n; i++) {

@@ -78,6 +78,8 @@ def test_both_readers_show_the_changes(mtgctl, tmp_path, capsys):
     res = subprocess.run([mtgctl, "info", path], capture_output=True,
                          text=True)
     assert res.returncode == 0, res.stderr
+    assert ("extra entries: 2 (0 control messages, 0 payloads, 0 wrong-bit "
+            "lists, 2 rate changes)") in res.stdout
     assert (f"rate change: run 7 tg 2 from {at[0]} (CLOCK_TAI): x2/1 of its "
             f"timetable's throughput (by command)\n"
             f"rate change: run 7 tg 2 from {at[1]} (CLOCK_TAI): x1/4 of its "
