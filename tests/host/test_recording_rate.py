@@ -175,3 +175,19 @@ def test_scaled_models():
     assert m.params == {"min": 2 * MS, "max": 6 * MS}
     m = fit.parse_model("exponential")
     assert fit.scaled(m, 2, 1) is m          # estimated per stretch
+
+
+def test_plot_of_the_sending_asks_for_a_stretch(tmp_path, capsys):
+    """One model drawn over gaps sent at three rates would mislead: the
+    sending plot refuses it without --model."""
+    path, _ = recording(tmp_path, [(2, 1), (1, 4)])
+    code, out, err = run(capsys, "plot", path, "sending", "--tg", 2, "-o",
+                         tmp_path / "s.png")
+    assert code == 1 and out == ""
+    assert "TG 2's throughput changed 2 time(s) during the run" in err
+    assert not (tmp_path / "s.png").exists()
+    code, _, err = run(capsys, "plot", path, "sending", "--tg", 2, "--from",
+                       "150s", "--model", "exponential:mean=128ms", "-o",
+                       tmp_path / "s.png")
+    assert code == 0, err
+    assert (tmp_path / "s.png").stat().st_size > 0
