@@ -510,6 +510,19 @@ static void stream_restart(struct run *r, struct run_tg *t)
 }
 
 /*
+ * The module has TG t's new throughput, num/den of its timetable's: the
+ * recording says so (from now on), so that what it holds is judged
+ * against the rate it was sent at.
+ */
+static void rate_record(struct run *r, const struct run_tg *t, uint32_t num,
+			uint32_t den, uint16_t by)
+{
+	if (r->ls.recording)
+		rec_add_rate(&r->ls.rec, r->run_id, t->tg->id, now_tai(), num,
+			     den, by);	/* a failure is counted, extras_lost */
+}
+
+/*
  * Start a TG that ended (or was stopped for it) again now, its namespace
  * open: the module's MTG_TG_FLAGS_RESTART, which goes on with its sequence
  * numbers and counters; from the start of its table, its count and
@@ -538,6 +551,8 @@ static int restart_tg_now(struct run *r, struct run_tg *t)
 	}
 	t->starts++;
 	t->st.state = MTG_TG_STATE_RUNNING;
+	if (t->rate_factor != 1.0)
+		rate_record(r, t, 1, 1, REC_RATE_BY_RESTART);
 	t->rate_factor = 1.0;
 	return 0;
 }
@@ -1076,6 +1091,8 @@ static void carry_out(struct run *r, const struct dash_action *a)
 		den = a->factor >= 1 ? 1 : (uint32_t)(1.0 / a->factor);
 		err = mtg_dev_tg_set_rate(&r->dev, t->tg->id, num, den);
 		if (!err) {
+			rate_record(r, t, num, den, r->dash_on ?
+				    REC_RATE_BY_KEY : REC_RATE_BY_COMMAND);
 			t->rate_factor = a->factor;
 			fprintf(f, "TG %u: throughput x%g of the requested\n",
 				t->tg->id, a->factor);
