@@ -85,10 +85,11 @@ def fmt_duration(ns):
 FIELDS = ("tx", "sched")
 
 
-def _stamps(records, field, tgs=None, mask=None):
+def _stamps(records, field, tgs=None, mask=None, index=False):
     """The first copy of each packet with a sound stamp of `field`: its
     run id, TG id, sequence number and stamp (int64 ns), ordered by run,
-    TG and sequence number (implausible ones, SEQ_LIMIT, left out)."""
+    TG and sequence number (implausible ones, SEQ_LIMIT, left out); with
+    index, their records' indexes too."""
     if field not in FIELDS:
         raise FitError(f"--field {field}: tx (the TX stamps) or sched (the "
                        f"scheduled departures)")
@@ -109,6 +110,9 @@ def _stamps(records, field, tgs=None, mask=None):
     first = np.ones(len(seq), bool)
     first[1:] = ((seq[1:] != seq[:-1]) | (tg[1:] != tg[:-1]) |
                  (run[1:] != run[:-1]))
+    if index:
+        return run[first], tg[first], seq[first], t[first], \
+            idx[order][first]
     return run[first], tg[first], seq[first], t[first]
 
 
@@ -117,9 +121,20 @@ def interdepartures(records, tg_id, field="tx", mask=None):
     stamp(seq) for every pair of consecutive sequence numbers of one run
     both received (first copies) with sound stamps of `field` ("tx": the
     TX stamps; "sched": the scheduled departures), of the records in mask."""
-    run, _, seq, t = _stamps(records, field, (tg_id,), mask)
+    return interdepartures_at(records, tg_id, field, mask)[0]
+
+
+def interdepartures_at(records, tg_id, field="tx", mask=None):
+    """interdepartures(), with when each gap began and ended: (gaps, and
+    the TX stamps of seq and seq + 1, int64 ns; the stamps of `field`
+    where a TX stamp is not sound). The module scales a gap by the rate
+    it has when it sends the gap's first packet: at its TX stamp, however
+    late that is after the schedule."""
+    run, _, seq, t, idx = _stamps(records, field, (tg_id,), mask, True)
     pair = (run[1:] == run[:-1]) & (seq[1:] == seq[:-1] + 1)
-    return (t[1:] - t[:-1])[pair]
+    tx = column(records, "tx_ns")
+    when = np.where(tx.valid[idx], tx.values[idx].astype(np.int64), t)
+    return (t[1:] - t[:-1])[pair], when[:-1][pair], when[1:][pair]
 
 
 def sent_counts(records, bin_ns, tgs=None, field="tx", mask=None):
@@ -280,6 +295,20 @@ class Model:
                     estimated=self.estimated,
                     params={(p + "_ns" if kind == D else p): self.params[p]
                             for p, kind in fam.params if p in self.params})
+
+
+def scaled(model, num, den):
+    """The model of a TG sending at num/den times its timetable's
+    throughput: every gap times den/num, so each duration parameter
+    (mean, scale, median, ...) times den/num, the others (shapes) as they
+    are. A model still to be estimated stays so."""
+    if num == den or not model.params:
+        return model
+    kinds = dict(FAMILIES[model.family].params)
+    params = {k: v * den / num if kinds[k] == D else v
+              for k, v in model.params.items()}
+    return Model(model.family, params,
+                 f"{model.source}, its gaps x{den}/{num}", model.estimated)
 
 
 def _check(family, p, where):
@@ -570,9 +599,49 @@ def narrowed(args):
     return ""
 
 
-def sample_and_model(rec, args, mask):
+@dataclasses.dataclass
+class Stretch:
+    """A stretch of a TG's sending between two of its rate changes (the
+    recording's RATE entries): from from_ns to to_ns (CLOCK_TAI; None: the
+    start, the end), at num/den of its timetable's throughput as `by`
+    asked (None: as the run began); its inter-departure times x and the
+    model scaled to that rate."""
+    from_ns: object
+    to_ns: object
+    num: int
+    den: int
+    by: object
+    x: np.ndarray
+    model: Model
+
+
+def stretches(rec, tg, field, mask, model):
+    """The TG's inter-departure times cut at its rate changes, a Stretch
+    each (one, the whole, without changes). A gap belongs to the stretch
+    both its packets left in (their TX stamps, interdepartures_at()); a
+    gap with a change between them (the one the module was in when it
+    took the change) belongs to none: returns (stretches, such gaps)."""
+    x, begin, end = interdepartures_at(rec.records, tg, field, mask)
+    changes = rec.rate_changes(tg)
+    if not changes:
+        return [Stretch(None, None, 1, 1, None, x, model)], 0
+    at = np.array([c.rx_ns for c in changes], np.int64)
+    k = np.searchsorted(at, begin, side="right")
+    across = k != np.searchsorted(at, end, side="right")
+    out = []
+    for i in range(len(changes) + 1):
+        num, den, by = changes[i - 1].rate if i else (1, 1, None)
+        out.append(Stretch(int(at[i - 1]) if i else None,
+                           int(at[i]) if i < len(at) else None, num, den,
+                           by, x[(k == i) & ~across],
+                           scaled(model, num, den)))
+    return out, int(across.sum())
+
+
+def sample_and_model(rec, args, mask, estimate=True):
     """For fit and plot: the TG of --tg, its inter-departure times and its
-    model (from --model or the metadata, fitted if need be)."""
+    model (from --model or the metadata, fitted if need be; with estimate
+    False, left to estimate when --model names a family alone)."""
     tgs = tg_list(args)
     if not tgs or len(tgs) != 1:
         raise UsageError("--tg ID: the TG whose sending to test (one)")
@@ -587,6 +656,6 @@ def sample_and_model(rec, args, mask):
                        f"consecutive packets received)")
     model = parse_model(args.model) if getattr(args, "model", None) else \
         model_from_meta(rec.tg_meta(tg))
-    if not model.params:
+    if not model.params and estimate:
         model = model.fitted(x)
     return tg, field, x, model

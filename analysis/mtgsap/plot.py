@@ -264,6 +264,13 @@ def plot_sending(rec, mask, args):
         raise PlotError(f"--field {args.field}: sending plots tx (the TX "
                         f"stamps, default) or sched (the schedule)")
     tg, _, x, model = fit.sample_and_model(rec, args, mask)
+    changes = rec.rate_changes(tg)
+    if changes and not args.model:
+        raise PlotError(f"sending: TG {tg}'s throughput changed "
+                        f"{len(changes)} time(s) during the run (mtgsap "
+                        f"info): its gaps follow no one model; 'mtgsap fit' "
+                        f"judges each stretch, or plot one with --from, --to "
+                        f"and its --model")
     bins = args.bins or 50
     if bins < 1:
         raise PlotError("--bins must be positive")

@@ -27,9 +27,14 @@ PAGE = 4096
 EXTRA_MAGIC = b"\x89MTGEXT\n"
 EXTRA_HEADER = struct.Struct("<8sQQQQQ16x")
 EXTRA_HEAD = struct.Struct("<IHHQQQQIIHHIII")
-EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS = 1, 2, 3
+EXTRA_CTRL, EXTRA_PAYLOAD, EXTRA_WRONG_BITS, EXTRA_RATE = 1, 2, 3, 4
 EXTRA_F_CUT = 1
 NO_RECORD = (1 << 64) - 1
+# EXTRA_RATE's data: num, den (the throughput num/den times the
+# timetable's), by (RATE_BY), 6 reserved zero bytes.
+RATE_DATA = struct.Struct("<IIH2xI")
+RATE_MAX = 65536
+RATE_BY = {1: "key", 2: "command", 3: "restart"}
 
 # Record flags (struct mtg_rx_rec.flags); the metadata spells them too.
 STAMP_MASK = 0x3
@@ -82,6 +87,43 @@ class Extra:
     def cut(self):
         """WRONG_BITS: fewer positions than wrong bits (the list was cut)."""
         return bool(self.flags & EXTRA_F_CUT)
+
+    @property
+    def rate(self):
+        """RATE: (num, den, by): from rx_ns on (CLOCK_TAI ns), TG tg_id
+        sends num/den times its timetable's throughput (each gap times
+        den/num), as `by` ("key", "command", "restart") asked."""
+        num, den, by, _ = RATE_DATA.unpack(self.data)
+        return num, den, RATE_BY[by]
+
+
+def rate_extra(tg_id, at_ns, num, den, by, run_id=0):
+    """A RATE entry: TG tg_id at num/den of its timetable's throughput from
+    at_ns (CLOCK_TAI) on, as `by` (a name of RATE_BY) asked."""
+    code = {v: k for k, v in RATE_BY.items()}[by]
+    return Extra(EXTRA_RATE, 0, NO_RECORD, at_ns, 0, 0, run_id, tg_id, 0, 0,
+                 0, RATE_DATA.pack(num, den, code, 0))
+
+
+def _rate_wrong(head, data):
+    """What is wrong with a RATE entry (its head's fields, its data); None
+    if nothing. ctl/rx/recread.c's rec_rate_read() says the same."""
+    record, data_len = head[3], head[12]
+    if record != NO_RECORD:
+        return f"a rate change of record {record}, not of none (2^64 - 1)"
+    if data_len != RATE_DATA.size:
+        return (f"a rate change of {data_len} bytes of data, not "
+                f"{RATE_DATA.size}")
+    num, den, by, reserved = RATE_DATA.unpack(bytes(data))
+    if not (1 <= num <= RATE_MAX and 1 <= den <= RATE_MAX):
+        return (f"a rate change of x{num}/{den}, not num/den from 1 to "
+                f"{RATE_MAX}")
+    if by not in RATE_BY:
+        return (f"a rate change by {by}, not 1 (key), 2 (command) or 3 "
+                f"(restart)")
+    if reserved or bytes(data)[10:12] != b"\0\0":
+        return "a rate change whose reserved bytes are not 0"
+    return None
 
 
 def _extra_wrong(head, left, records):
@@ -410,6 +452,9 @@ class Recording:
             else:
                 head = EXTRA_HEAD.unpack_from(raw, pos)
                 why = _extra_wrong(head, left, records)
+                if not why and head[1] == EXTRA_RATE:
+                    at = pos + EXTRA_HEAD.size
+                    why = _rate_wrong(head, raw[at:at + head[12]])
             if why:
                 raise RecordingError(f"{self.path}: damaged extra entry at "
                                      f"byte {pos} of the section: {why}")
@@ -439,6 +484,13 @@ class Recording:
         `tgs` (ids) or all."""
         return [e for e in self.extras if e.type == EXTRA_CTRL and
                 (tgs is None or e.tg_id in tgs)]
+
+    def rate_changes(self, tg=None):
+        """The TGs' throughput changes during the run (Extra, type RATE;
+        .rate gives num, den, by), of TG `tg` or all, in time order."""
+        return sorted((e for e in self.extras if e.type == EXTRA_RATE and
+                       (tg is None or e.tg_id == tg)),
+                      key=lambda e: e.rx_ns)
 
     def kept(self, kind=None, tgs=None):
         """What the receiver kept of packets besides their records (the

@@ -24,7 +24,7 @@ struct info {
 	struct meter_set flows;
 	uint64_t hdr_corrupt;
 	uint64_t first_rx_ns, last_rx_ns;
-	uint64_t extras[REC_EXTRA_WRONG_BITS + 1];	/* entries by type */
+	uint64_t extras[REC_EXTRA_RATE + 1];	/* entries by type */
 	uint8_t *data;			/* an extra entry's data */
 };
 
@@ -45,7 +45,7 @@ static int each_extra(struct info *in,
 	memset(in->extras, 0, sizeof(in->extras));
 	while ((ret = rec_extra_next(&in->r, &pos, &e, in->data,
 				     INFO_DATA_MAX)) > 0) {
-		if (e.type <= REC_EXTRA_WRONG_BITS)
+		if (e.type <= REC_EXTRA_RATE)
 			in->extras[e.type]++;
 		else
 			in->extras[0]++;	/* of a later version */
@@ -89,6 +89,44 @@ static void json_ctrl(struct info *in, const struct rec_extra *e, void *arg)
 	jw_ku64(j, "flags", e->rx_flags);
 	jw_ku64(j, "len", e->data_len);
 	jw_kstr(j, "hex", hex);
+	jw_obj_end(j);
+}
+
+/* A rate change's data (checked when the entry was read). */
+static bool rate_of(const struct info *in, const struct rec_extra *e,
+		    struct rec_extra_rate *d)
+{
+	char why[160];
+
+	return e->type == REC_EXTRA_RATE &&
+	       !rec_rate_read(e, in->data, d, why, sizeof(why));
+}
+
+static void print_rate(struct info *in, const struct rec_extra *e, void *arg)
+{
+	struct rec_extra_rate d;
+
+	(void)arg;
+	if (rate_of(in, e, &d))
+		printf("rate change: run %u tg %u from %" PRIu64 " (CLOCK_TAI): x%u/%u of its timetable's throughput (by %s)\n",
+		       e->run_id, e->tg_id, e->rx_ns, d.num, d.den,
+		       rec_rate_by_name(d.by));
+}
+
+static void json_rate(struct info *in, const struct rec_extra *e, void *arg)
+{
+	struct jw *j = arg;
+	struct rec_extra_rate d;
+
+	if (!rate_of(in, e, &d))
+		return;
+	jw_obj_begin(j);
+	jw_ku64(j, "run_id", e->run_id);
+	jw_ku64(j, "tg_id", e->tg_id);
+	jw_ku64(j, "at_ns", e->rx_ns);
+	jw_ku64(j, "num", d.num);
+	jw_ku64(j, "den", d.den);
+	jw_kstr(j, "by", rec_rate_by_name(d.by));
 	jw_obj_end(j);
 }
 
@@ -155,11 +193,12 @@ static void print_text(struct info *in)
 	printf("metadata: %u bytes of JSON at byte 64\n", r->h.meta_bytes);
 	printf("header-corrupt records: %" PRIu64 "\n", in->hdr_corrupt);
 	if (r->h.version == REC_VERSION_EXTRAS) {
-		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
+		printf("extra entries: %" PRIu64 " (%" PRIu64 " control messages, %" PRIu64 " payloads, %" PRIu64 " wrong-bit lists, %" PRIu64 " rate changes), %" PRIu64 " not written; the module lost %" PRIu64 " control messages and %" PRIu64 " payloads or wrong-bit lists\n",
 		       r->has_extras ? r->xh.entries : 0,
 		       in->extras[REC_EXTRA_CTRL],
 		       in->extras[REC_EXTRA_PAYLOAD],
-		       in->extras[REC_EXTRA_WRONG_BITS], r->xh.extras_lost,
+		       in->extras[REC_EXTRA_WRONG_BITS],
+		       in->extras[REC_EXTRA_RATE], r->xh.extras_lost,
 		       r->xh.ctrl_drops, r->xh.keep_drops);
 	}
 	for (i = 0; i < in->flows.n; i++) {
@@ -169,6 +208,7 @@ static void print_text(struct info *in)
 		printf("\n");
 	}
 	each_extra(in, print_ctrl, NULL);
+	each_extra(in, print_rate, NULL);
 }
 
 static void print_json(struct info *in)
@@ -241,6 +281,10 @@ static void print_json(struct info *in)
 		jw_key(&j, "ctrl");
 		jw_arr_begin(&j);
 		each_extra(in, json_ctrl, &j);
+		jw_arr_end(&j);
+		jw_key(&j, "rate_changes");
+		jw_arr_begin(&j);
+		each_extra(in, json_rate, &j);
 		jw_arr_end(&j);
 		jw_obj_end(&j);
 	} else {

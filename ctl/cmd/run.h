@@ -103,6 +103,8 @@ void refill(struct run *r);
 int start_tg(struct run *r, struct run_tg *t);
 int restart_tg(struct run *r, struct run_tg *t);
 int start_all(struct run *r, bool user);
+void rate_record(struct run *r, const struct run_tg *t, uint32_t num,
+		 uint32_t den, uint16_t by);
 void announce_waiting(const struct run *r);
 void release_netns(struct run *r);
 void kill_all(struct run *r);

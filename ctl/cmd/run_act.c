@@ -235,6 +235,8 @@ void carry_out(struct run *r, const struct dash_action *a)
 		den = a->factor >= 1 ? 1 : (uint32_t)(1.0 / a->factor);
 		err = mtg_dev_tg_set_rate(&r->dev, t->tg->id, num, den);
 		if (!err) {
+			rate_record(r, t, num, den, r->dash_on ?
+				    REC_RATE_BY_KEY : REC_RATE_BY_COMMAND);
 			t->rate_factor = a->factor;
 			fprintf(f, "TG %u: throughput x%g of the requested\n",
 				t->tg->id, a->factor);

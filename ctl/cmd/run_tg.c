@@ -221,6 +221,19 @@ static void stream_restart(struct run *r, struct run_tg *t)
 }
 
 /*
+ * The module has TG t's new throughput, num/den of its timetable's: the
+ * recording says so (from now on), so that what it holds is judged
+ * against the rate it was sent at.
+ */
+void rate_record(struct run *r, const struct run_tg *t, uint32_t num,
+		 uint32_t den, uint16_t by)
+{
+	if (r->ls.recording)
+		rec_add_rate(&r->ls.rec, r->run_id, t->tg->id, now_tai(), num,
+			     den, by);	/* a failure is counted, extras_lost */
+}
+
+/*
  * Start a TG that ended (or was stopped for it) again now, its namespace
  * open: the module's MTG_TG_FLAGS_RESTART, which goes on with its sequence
  * numbers and counters; from the start of its table, its count and
@@ -249,6 +262,8 @@ static int restart_tg_now(struct run *r, struct run_tg *t)
 	}
 	t->starts++;
 	t->st.state = MTG_TG_STATE_RUNNING;
+	if (t->rate_factor != 1.0)
+		rate_record(r, t, 1, 1, REC_RATE_BY_RESTART);
 	t->rate_factor = 1.0;
 	return 0;
 }

@@ -274,6 +274,26 @@ int rec_add_extra(struct recorder *w, const struct rec_extra *e,
 	return 0;
 }
 
+int rec_add_rate(struct recorder *w, uint32_t run_id, uint32_t tg_id,
+		 uint64_t when_ns, uint32_t num, uint32_t den, uint16_t by)
+{
+	struct rec_extra_rate d = {
+		.num = htole32(num),
+		.den = htole32(den),
+		.by = htole16(by),
+	};
+	struct rec_extra e = {
+		.type = REC_EXTRA_RATE,
+		.record = REC_EXTRA_NO_RECORD,
+		.rx_ns = when_ns,
+		.run_id = run_id,
+		.tg_id = tg_id,
+		.data_len = sizeof(d),
+	};
+
+	return rec_add_extra(w, &e, &d);
+}
+
 void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
 		     uint64_t keep_drops)
 {

@@ -69,6 +69,7 @@ struct rec_extra_header {
 #define REC_EXTRA_CTRL		1	/* a control message received */
 #define REC_EXTRA_PAYLOAD	2	/* a packet's payload, as received */
 #define REC_EXTRA_WRONG_BITS	3	/* its wrong bits' positions, __u32 */
+#define REC_EXTRA_RATE		4	/* a TG's throughput changed in the run */
 
 #define REC_EXTRA_F_CUT		(1U << 0)	/* fewer positions than count */
 #define REC_EXTRA_NO_RECORD	UINT64_MAX	/* rec_extra.record of CTRL */
@@ -97,6 +98,25 @@ struct rec_extra {
 	uint32_t data_len;	/* bytes of data after the head */
 	uint32_t reserved;	/* zero */
 };
+
+/*
+ * REC_EXTRA_RATE's data, 16 bytes, little-endian: from the head's rx_ns
+ * on (CLOCK_TAI, taken once the module had the change), TG tg_id sends
+ * at num/den times its timetable's throughput: each gap of its timetable
+ * times den/num, as the module scales them (MTG_TG_SET_RATE).
+ */
+struct rec_extra_rate {
+	uint32_t num;		/* 1 .. REC_RATE_MAX */
+	uint32_t den;		/* 1 .. REC_RATE_MAX */
+	uint16_t by;		/* REC_RATE_BY_* */
+	uint16_t reserved;	/* zero */
+	uint32_t reserved2;	/* zero */
+};
+
+#define REC_RATE_MAX		65536	/* the module's bound on num, den */
+#define REC_RATE_BY_KEY		1	/* the dashboard's +, -, = */
+#define REC_RATE_BY_COMMAND	2	/* --commands' `rate` */
+#define REC_RATE_BY_RESTART	3	/* started again: its timetable's rate */
 
 struct recorder {
 	int fd;			/* -1: closed */
@@ -151,6 +171,12 @@ int rec_add(struct recorder *w, const struct mtg_rx_rec *r);
  */
 int rec_add_extra(struct recorder *w, const struct rec_extra *e,
 		  const void *data);
+/*
+ * A TG's throughput changed (struct rec_extra_rate): a REC_EXTRA_RATE
+ * entry, at when_ns (CLOCK_TAI). As rec_add_extra().
+ */
+int rec_add_rate(struct recorder *w, uint32_t run_id, uint32_t tg_id,
+		 uint64_t when_ns, uint32_t num, uint32_t den, uint16_t by);
 /* The module's losses of what would have been extra entries. */
 void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
 		     uint64_t keep_drops);
@@ -250,5 +276,13 @@ int64_t rec_read(struct rec_reader *r, uint64_t first, struct mtg_rx_rec *out,
 int rec_extra_next(struct rec_reader *r, uint64_t *pos, struct rec_extra *e,
 		   void *data, size_t cap);
 void rec_close(struct rec_reader *r);
+/*
+ * A REC_EXTRA_RATE entry's data (e->data_len bytes at data) into *out,
+ * host byte order, checked: 0, or -1 with what is wrong in why.
+ */
+int rec_rate_read(const struct rec_extra *e, const void *data,
+		  struct rec_extra_rate *out, char *why, size_t size);
+/* REC_RATE_BY_*'s name: "key", "command", "restart" ("?" for others). */
+const char *rec_rate_by_name(uint16_t by);
 
 #endif /* MTGCTL_RECORDING_H */

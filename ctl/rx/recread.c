@@ -67,6 +67,74 @@ static bool extra_wrong(const struct rec_reader *r, const struct rec_extra *e,
 	return true;
 }
 
+const char *rec_rate_by_name(uint16_t by)
+{
+	switch (by) {
+	case REC_RATE_BY_KEY:
+		return "key";
+	case REC_RATE_BY_COMMAND:
+		return "command";
+	case REC_RATE_BY_RESTART:
+		return "restart";
+	}
+	return "?";
+}
+
+int rec_rate_read(const struct rec_extra *e, const void *data,
+		  struct rec_extra_rate *out, char *why, size_t size)
+{
+	if (e->record != REC_EXTRA_NO_RECORD) {
+		snprintf(why, size, "a rate change of record %llu, not of none (2^64 - 1)",
+			 (unsigned long long)e->record);
+		return -1;
+	}
+	if (e->data_len != sizeof(*out)) {
+		snprintf(why, size, "a rate change of %u bytes of data, not %zu",
+			 e->data_len, sizeof(*out));
+		return -1;
+	}
+	memcpy(out, data, sizeof(*out));
+	out->num = le32toh(out->num);
+	out->den = le32toh(out->den);
+	out->by = le16toh(out->by);
+	out->reserved = le16toh(out->reserved);
+	out->reserved2 = le32toh(out->reserved2);
+	if (!out->num || out->num > REC_RATE_MAX || !out->den ||
+	    out->den > REC_RATE_MAX)
+		snprintf(why, size, "a rate change of x%u/%u, not num/den from 1 to %u",
+			 out->num, out->den, REC_RATE_MAX);
+	else if (!strcmp(rec_rate_by_name(out->by), "?"))
+		snprintf(why, size, "a rate change by %u, not 1 (key), 2 (command) or 3 (restart)",
+			 out->by);
+	else if (out->reserved || out->reserved2)
+		snprintf(why, size, "a rate change whose reserved bytes are not 0");
+	else
+		return 0;
+	return -1;
+}
+
+/*
+ * A REC_EXTRA_RATE entry (extra_wrong() passed its head): its data read
+ * and checked. true, with why, if it is wrong.
+ */
+static bool rate_wrong(const struct rec_reader *r, uint64_t pos,
+		       const struct rec_extra *e, char *why, size_t size)
+{
+	struct rec_extra_rate d;
+	uint8_t raw[sizeof(d)];
+	size_t len = e->data_len < sizeof(raw) ? e->data_len : sizeof(raw);
+
+	if (e->type != REC_EXTRA_RATE)
+		return false;
+	memset(raw, 0, sizeof(raw));
+	if (pread(r->fd, raw, len, (off_t)(r->extras_at + pos + sizeof(*e))) !=
+	    (ssize_t)len) {
+		snprintf(why, size, "its data cannot be read");
+		return true;
+	}
+	return rec_rate_read(e, raw, &d, why, size) != 0;
+}
+
 /* The extra entry's head at pos of the section; how many bytes were read. */
 static ssize_t extra_head(const struct rec_reader *r, uint64_t pos,
 			  struct rec_extra *e)
@@ -120,7 +188,8 @@ static int open_extras(struct rec_reader *r, uint64_t body)
 			return refuse(r, "cannot read the extra section: %s",
 				      strerror(errno));
 		if (extra_wrong(r, &e, r->xh.bytes - pos, (size_t)n, why,
-				sizeof(why)))
+				sizeof(why)) ||
+		    rate_wrong(r, pos, &e, why, sizeof(why)))
 			return refuse(r, "damaged extra entry at byte %llu of the section: %s",
 				      (unsigned long long)pos, why);
 	}
@@ -286,7 +355,8 @@ int rec_extra_next(struct rec_reader *r, uint64_t *pos, struct rec_extra *e,
 		return -errno;
 	/* rec_open() checked them all; the file may have changed since. */
 	if (extra_wrong(r, e, r->xh.bytes - *pos, (size_t)n, why,
-			sizeof(why))) {
+			sizeof(why)) ||
+	    rate_wrong(r, *pos, e, why, sizeof(why))) {
 		pr_err("%s: damaged extra entry at byte %llu of the section: %s\n",
 		       r->path, (unsigned long long)*pos, why);
 		return -EINVAL;

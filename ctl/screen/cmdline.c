@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,39 @@ static const struct {
 	{ "kill", DASH_KILL },
 	{ "suspend", DASH_SUSPEND },
 	{ "resume", DASH_RESUME },
+	{ "rate", DASH_RATE },
 	{ "quit", DASH_QUIT },
 };
+
+/* A power of two from 1 to 65536 (the module's bound on num and den). */
+static bool rate_term(const char *s, char **end, unsigned long *v)
+{
+	errno = 0;
+	*v = isdigit((unsigned char)*s) ? strtoul(s, end, 10) : 0;
+	return !errno && *v && *v <= 65536 && !(*v & (*v - 1));
+}
+
+/*
+ * `rate TG FACTOR`: the throughput FACTOR times the timetable's, as the
+ * dashboard's +, -, = make it: N or 1/N, N a power of two up to 65536.
+ */
+static void parse_rate(const char *s, struct dash_action *a, char *why,
+		       size_t why_size)
+{
+	unsigned long num, den = 1;
+	char *end;
+
+	if (!rate_term(s, &end, &num) ||
+	    (*end == '/' && !rate_term(end + 1, &end, &den)) ||
+	    *end || (num > 1 && den > 1)) {
+		snprintf(why, why_size,
+			 "'rate' expects a factor N or 1/N after the TG number, N a power of two from 1 to 65536, got '%.40s'",
+			 s);
+		return;
+	}
+	a->act = DASH_RATE;
+	a->factor = (double)num / (double)den;
+}
 
 /* One line (NUL-terminated, no newline) into *a. */
 static void parse(struct cmd_input *in, char *s, struct dash_action *a,
@@ -75,7 +107,7 @@ static void parse(struct cmd_input *in, char *s, struct dash_action *a,
 			break;
 	if (i == sizeof(commands) / sizeof(commands[0])) {
 		snprintf(why, why_size,
-			 "unknown command '%.40s' (ctrl, start, kill, suspend, resume, quit)",
+			 "unknown command '%.40s' (ctrl, start, kill, suspend, resume, rate, quit)",
 			 word);
 		return;
 	}
@@ -97,6 +129,11 @@ static void parse(struct cmd_input *in, char *s, struct dash_action *a,
 	}
 	while (isspace((unsigned char)*end))
 		end++;
+	if (commands[i].act == DASH_RATE) {
+		parse_rate(end, a, why, why_size);
+		a->tg_id = (uint32_t)id;
+		return;
+	}
 	if (commands[i].act != DASH_CTRLMSG) {
 		if (*end)
 			snprintf(why, why_size,

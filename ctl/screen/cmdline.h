@@ -6,6 +6,8 @@
  *
  *	ctrl TG DATA	send a control message (DATA as the IDF's `ctrl`)
  *	start TG, kill TG, suspend TG, resume TG
+ *	rate TG FACTOR	throughput FACTOR (N or 1/N, N a power of two)
+ *			times the timetable's, as the keys + - =
  *	quit		as the dashboard's q
  *
  * A line becomes the struct dash_action a key makes; reading never waits.

@@ -33,9 +33,10 @@ import pytest
 import mtgsap
 from mtgsap import cli
 from mtgsap.recording import (EXTRA_CTRL, EXTRA_F_CUT, EXTRA_HEAD,
-                              EXTRA_HEADER, EXTRA_PAYLOAD, EXTRA_WRONG_BITS,
-                              F_HDR_CORRUPT, F_KEPT, HEADER, MAGIC,
-                              NO_RECORD, Extra, empty)
+                              EXTRA_HEADER, EXTRA_PAYLOAD, EXTRA_RATE,
+                              EXTRA_WRONG_BITS, F_HDR_CORRUPT, F_KEPT,
+                              HEADER, MAGIC, NO_RECORD, Extra, empty,
+                              rate_extra)
 from mtgtest.sample import flow
 
 # Imported once, here, rather than in every forked child.
@@ -113,8 +114,9 @@ def good(mtgctl, tmp_path_factory):
 
 def good_extras(recs):
     """What a version 2 recording of the good records holds after them:
-    two control messages, TG 1's first payload and the wrong bits'
-    positions of its five packets that had some (the last list cut)."""
+    two control messages, TG 1's first payload, the wrong bits'
+    positions of its five packets that had some (the last list cut) and
+    a change of TG 1's throughput (x2, by a command)."""
     def kept(i, typ, data, count, flags=0):
         r = recs[i]
         return Extra(typ, flags, i, int(r["rx_ns"]), int(r["seq"]), 0, 7,
@@ -133,6 +135,7 @@ def good_extras(recs):
                         np.array([8 * k, 8 * k + 3, 500][:n],
                                  "<u4").tobytes(), 3,
                         EXTRA_F_CUT if n < 3 else 0))
+    out.append(rate_extra(1, T0 + 4 * S, 2, 1, "command", 7))
     return sorted(out, key=lambda e: e.rx_ns)
 
 
@@ -315,9 +318,10 @@ def random_section(seed):
     return V2(make)
 
 
-def with_entry(**fields):
-    """The head of the first wrong-bit list's entry with these fields
-    (bytes, type, record, data_len, ...) set; its data as it was."""
+def with_entry(of=EXTRA_WRONG_BITS, data_at=None, **fields):
+    """The head of the first entry of type `of` (a wrong-bit list's) with
+    these fields (bytes, type, record, data_len, ...) set; its data as it
+    was but from data_at on (offset, struct format, value)."""
     names = ("bytes", "type", "flags", "record", "rx_ns", "seq", "tx_ns",
              "run_id", "tg_id", "iface", "rx_flags", "count", "data_len",
              "reserved")
@@ -325,13 +329,22 @@ def with_entry(**fields):
     def make(data, meta, recs):
         data = bytearray(data)
         pos = section_at(data) + EXTRA_HEADER.size
-        while EXTRA_HEAD.unpack_from(data, pos)[1] != EXTRA_WRONG_BITS:
+        while EXTRA_HEAD.unpack_from(data, pos)[1] != of:
             pos += EXTRA_HEAD.unpack_from(data, pos)[0]
         head = dict(zip(names, EXTRA_HEAD.unpack_from(data, pos)))
         head.update(fields)
         EXTRA_HEAD.pack_into(data, pos, *head.values())
+        if data_at:
+            offset, fmt, value = data_at
+            struct.pack_into(fmt, data, pos + EXTRA_HEAD.size + offset,
+                             value)
         return bytes(data)
     return V2(make)
+
+
+def with_rate(data_at=None, **fields):
+    """The rate change's entry, as with_entry() changes it."""
+    return with_entry(EXTRA_RATE, data_at, **fields)
 
 
 def v2_header(version, flags):
@@ -520,7 +533,7 @@ CASES = {
                                 Refused("truncated: the extra section "
                                         "says")),
     "v2 entries": (in_section(8, "<Q", 99),
-                   Refused("the extra section says 99 entries, it holds 8")),
+                   Refused("the extra section says 99 entries, it holds 9")),
     "v2 entry length 0": (with_entry(bytes=0),
                           Refused(": its length is 0, not a multiple of 8 "
                                   "from 64")),
@@ -545,6 +558,28 @@ CASES = {
     "v2 random entries": (random_section(6),
                           Refused("damaged extra entry at byte 0 of the "
                                   "section")),
+    # version 2: a rate change's entry
+    "v2 rate num 0": (with_rate((0, "<I", 0)),
+                      Refused(": a rate change of x0/1, not num/den from 1 "
+                              "to 65536")),
+    "v2 rate den 65537": (with_rate((4, "<I", 65537)),
+                          Refused(": a rate change of x2/65537, not num/den "
+                                  "from 1 to 65536")),
+    "v2 rate by 9": (with_rate((8, "<H", 9)),
+                     Refused(": a rate change by 9, not 1 (key), 2 "
+                             "(command) or 3 (restart)")),
+    "v2 rate reserved": (with_rate((10, "<H", 1)),
+                         Refused(": a rate change whose reserved bytes are "
+                                 "not 0")),
+    "v2 rate reserved2": (with_rate((12, "<I", 1)),
+                          Refused(": a rate change whose reserved bytes are "
+                                  "not 0")),
+    "v2 rate of a record": (with_rate(record=0),
+                            Refused(": a rate change of record 0, not of "
+                                    "none (2^64 - 1)")),
+    "v2 rate of 12 bytes": (with_rate(data_len=12),
+                            Refused(": a rate change of 12 bytes of data, "
+                                    "not 16")),
     # not a file
     "a FIFO": ("fifo", Refused("not a regular file")),
     "a directory": ("dir", Refused("not a regular file")),
@@ -700,8 +735,11 @@ def test_the_good_recording_is_analysed(good, good2, mtgctl, tmp_path,
         assert {k: info["extras"][k] for k in
                 ("entries", "payloads", "wrong_bit_lists", "not_written",
                  "ctrl_drops", "keep_drops")} == \
-            dict(entries=8, payloads=1, wrong_bit_lists=5, not_written=3,
+            dict(entries=9, payloads=1, wrong_bit_lists=5, not_written=3,
                  ctrl_drops=1, keep_drops=2)
+        assert [(c["tg_id"], c["at_ns"], c["num"], c["den"], c["by"])
+                for c in info["extras"]["rate_changes"]] == \
+            [(1, T0 + 4 * S, 2, 1, "command")]
         assert [bytes.fromhex(c["hex"]) for c in info["extras"]["ctrl"]] == \
             [b"hello", b"\x00\xff\n"]
 

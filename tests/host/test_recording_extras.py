@@ -100,7 +100,7 @@ def test_both_readers_read_the_extras(mtgctl, tmp_path):
     assert 'tg 1 seq 0, received 2000000000 (CLOCK_TAI), 14 bytes ' \
         '"hello \\"world\\"\\n"' in text
     assert "extra entries: 5 (2 control messages, 1 payloads, 2 wrong-bit " \
-        "lists), 5 not written" in text
+        "lists, 0 rate changes), 5 not written" in text
 
 
 def test_interfaces_lost_and_entries_not_written_are_both_kept(

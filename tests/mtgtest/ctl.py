@@ -24,6 +24,15 @@ def mtgctl_run(tmp_path, *extra, summary="summary.json", timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def mtgctl_commands(tmp_path, *extra):
+    """mtgctl run run.idf --commands in tmp_path, recording run.rec and
+    its summary, its standard input a pipe for the commands."""
+    return subprocess.Popen(
+        [MTGCTL, "run", "run.idf", "--commands", "--json", "summary.json",
+         "-o", "run.rec", *extra], cwd=tmp_path, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def mtgctl_start(tmp_path, *extra):
     return subprocess.Popen([MTGCTL, "run", "run.idf", "--batch", "--json",
                              "summary.json", *extra], cwd=tmp_path,

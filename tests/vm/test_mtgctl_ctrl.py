@@ -24,8 +24,8 @@ import time
 import pytest
 
 from mtgsap.recording import Recording
-from mtgtest.ctl import (MTGCTL, act_when, mtgctl_run, summary_of,
-                         witnessed_run, write_idf)
+from mtgtest.ctl import (MTGCTL, act_when, mtgctl_commands, mtgctl_run,
+                         summary_of, witnessed_run, write_idf)
 from mtgtest.system import DEBUG_KERNEL, ROOT
 from mtgtest.term import Terminal
 from mtgwitness import wire
@@ -130,11 +130,8 @@ def test_commands_from_a_script(make_loop, tmp_path):
               "time relative 0 600s\n"
               f"tgid 1 dst {dst(loop, 9001)} ctrl 500s never\n"
               f"tgid 2 dst {dst(loop, 9002)} count 20\n")
-    proc = subprocess.Popen(
-        [MTGCTL, "run", "run.idf", "--commands", "--json", "summary.json",
-         "-o", "run.rec", "--start-delay", START_DELAY, "--drain", DRAIN],
-        cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+    proc = mtgctl_commands(tmp_path, "--start-delay", START_DELAY,
+                           "--drain", DRAIN)
 
     def act():
         proc.stdin.write('ctrl 1 "from a script"\n'
@@ -153,7 +150,7 @@ def test_commands_from_a_script(make_loop, tmp_path):
     for said in ('TG 1: control message "from a script" sent (command, '
                  "13 bytes)",
                  "commands:2: unknown command 'frobnicate' (ctrl, start, "
-                 "kill, suspend, resume, quit)",
+                 "kill, suspend, resume, rate, quit)",
                  "commands:3: no TG 7 in run.idf",
                  "commands:4: 'ctrl': the message 'hex:' takes pairs of "
                  "hexadecimal digits",

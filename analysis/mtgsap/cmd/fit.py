@@ -9,7 +9,7 @@ from ..common import (UsageError, add_json, add_selection, answer,
 from ..fields import FieldError, parse_duration
 from ..fit import (FIELDS, FitError, chi_square, deviations, fmt_duration,
                    hurst_aggvar, hurst_rs, ks, models_help, narrowed,
-                   sample_and_model, sent_counts, tgs_present)
+                   sample_and_model, sent_counts, stretches, tgs_present)
 
 
 def configure(parser):
@@ -47,11 +47,63 @@ def _summary(x):
 
 
 def _fit(rec, args, mask):
-    tg, field, x, model = sample_and_model(rec, args, mask)
-    stamps = "TX stamps" if field == "tx" else "scheduled departures"
+    tg, field, x, model = sample_and_model(rec, args, mask, estimate=False)
+    parts, across = stretches(rec, tg, field, mask, model)
+    if len(parts) == 1:
+        if not model.params:
+            model = model.fitted(x)
+        data = dict(tg=tg, field=field, sample=_summary(x),
+                    model=model.as_dict(), rate_changes=0)
+        return _judge(args, data, x, model, f"TG {tg}: ")
+    # The rate changed: each stretch against the model at its own rate.
     data = dict(tg=tg, field=field, sample=_summary(x),
-                model=model.as_dict())
-    head = (f"TG {tg}: {len(x)} inter-departure times of the {stamps}, mean "
+                model=model.as_dict(), rate_changes=len(parts) - 1,
+                across_changes=across, stretches=[])
+    if not args.json:
+        print(f"TG {tg}: its throughput changed {len(parts) - 1} time(s): "
+              f"each of the {len(parts)} stretches judged against the "
+              f"model at its rate; {across} inter-departure time(s) "
+              f"spanning a change left out")
+    failed = 0
+    for i, part in enumerate(parts, 1):
+        since = ("the start" if part.from_ns is None else
+                 f"{(part.from_ns - rec.start_ns) / 1e9:.6g} s after T0")
+        until = ("the end" if part.to_ns is None else
+                 f"{(part.to_ns - rec.start_ns) / 1e9:.6g} s")
+        by = f", by {part.by}" if part.by else ""
+        entry = dict(stretch=i, from_ns=part.from_ns, to_ns=part.to_ns,
+                     num=part.num, den=part.den, by=part.by,
+                     sample=_summary(part.x))
+        data["stretches"].append(entry)
+        title = (f"stretch {i}, from {since} to {until}, throughput "
+                 f"x{part.num}/{part.den} of the timetable's{by}: ")
+        try:
+            if len(part.x) < 2:
+                raise FitError(f"{len(part.x)} inter-departure times (too "
+                               f"few consecutive packets received)")
+            m = part.model if part.model.params else \
+                part.model.fitted(part.x)
+            entry["model"] = m.as_dict()
+            _judge(args, entry, part.x, m, title, whole=False)
+        except FitError as e:
+            failed += 1
+            entry["error"] = str(e)
+            if not args.json:
+                print(f"{title}not judged: {e}")
+    if failed == len(parts):
+        raise FitError(f"TG {tg}: no stretch between its rate changes "
+                       f"could be judged")
+    if args.json:
+        answer(args, data)
+    return 0
+
+
+def _judge(args, data, x, model, title, whole=True):
+    """The sample x against the model: the tests (or the deviations from a
+    constant) into data, and printed; with --json, data printed if whole
+    (a stretch's is part of the whole's)."""
+    stamps = "TX stamps" if args.field == "tx" else "scheduled departures"
+    head = (f"{title}{len(x)} inter-departure times of the {stamps}, mean "
             f"{fmt_duration(x.mean())}, sd {fmt_duration(x.std(ddof=1))}\n"
             f"model: {model.text()}, from {model.source}\n")
     if model.constant:
@@ -61,7 +113,8 @@ def _fit(rec, args, mask):
         data["note"] = ("no test against a constant (a degenerate "
                         "distribution): the deviations from it")
         if args.json:
-            answer(args, data)
+            if whole:
+                answer(args, data)
             return 0
         print(head + "a test against a constant is meaningless (a "
               "degenerate distribution); the deviations from it:")
@@ -83,7 +136,8 @@ def _fit(rec, args, mask):
         tests.append(ks(x, dist, args.alpha))
     data["tests"] = tests
     if args.json:
-        answer(args, data)
+        if whole:
+            answer(args, data)
         return 0
     rows = [dict(test=t["test"], n=t["n"], bins=t.get("bins"),
                  df=t.get("df"), statistic=t["statistic"], p=t["p"],

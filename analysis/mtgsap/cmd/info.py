@@ -42,14 +42,22 @@ def command(args):
                 wrong_bit_lists=int(kinds[EXTRA_WRONG_BITS]),
                 not_written=x["extras_lost"], ctrl_drops=x["ctrl_drops"],
                 keep_drops=x["keep_drops"])
+        data["rate_changes"] = [
+            dict(run_id=e.run_id, tg_id=e.tg_id, at_ns=e.rx_ns,
+                 t=(e.rx_ns - rec.start_ns) / 1e9, num=num, den=den,
+                 factor=num / den, by=by)
+            for e in rec.rate_changes() for num, den, by in [e.rate]]
         if args.json:
             answer(args, data)
             return 0
+        shown = dict(data, rate_changes=[
+            f"tg {c['tg_id']} x{c['num']}/{c['den']} from {c['t']:.6g} s "
+            f"({c['by']})" for c in data["rate_changes"]])
         rows = [dict(k=k, v=v if not isinstance(v, (dict, list)) else
                      ", ".join(f"{a}={b}" for a, b in v.items())
                      if isinstance(v, dict) else
                      ", ".join(str(x.get("dev", x)) if isinstance(x, dict)
                                else str(x) for x in v))
-                for k, v in data.items()]
+                for k, v in shown.items()]
         answer(args, data, rows, [("k", "field"), ("v", "value")])
     return 0
