@@ -113,8 +113,12 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		snprintf(dst, sizeof(dst), "(%s):%u",
 			 tg->addr == IDF_ADDR_BROADCAST ? "broadcast of dev" :
 			 "myself", tg->dst.port);
-	printf("tgid %" PRIu32 " (%s:%u)\n", tg->id, f->name,
+	printf("tgid %" PRIu32 " (%s:%u", tg->id, f->name,
 	       tg->loc[IDF_KW_tgid].line);
+	if (tg->range_lo)
+		printf(", range %" PRIu32 "-%" PRIu32, tg->range_lo,
+		       tg->range_hi);
+	printf(")\n");
 	printf("  dev %s  netns %s  cpu ", SHOWN(tg->dev),
 	       tg->netns[0] ? SHOWN(tg->netns) : "(ours)");
 	if (idf_has(tg, IDF_KW_cpu))

@@ -77,6 +77,11 @@ static void diag(struct idf_file *f, bool warning, unsigned int src,
 		fmt += fmt[5] == ':' ? 7 : 6;	/* "TG %u: " or "TG %u " */
 	}
 	vsnprintf(text, sizeof(text), fmt, ap);
+	/* a range's line, read for TG n: about TG n, merged with the others */
+	if (!about_tg && f->expanding) {
+		about_tg = true;
+		id = f->expanding;
+	}
 	text_escape(body, sizeof(body), text);
 	for (i = 0; about_tg && i < f->ndiags; i++) {
 		d = &f->diags[i];

@@ -26,6 +26,7 @@
 #define IDF_NETNS_MAX		255	/* a file name under /run/netns */
 #define IDF_PATH_MAX		1023	/* a trace or pcap file's path */
 #define IDF_TEXT_MAX		(16 << 20)	/* bytes of an IDF file */
+#define IDF_RANGE_MAX		(1u << 20)	/* TGs of one `tgid A-B` range */
 
 /*
  * Frame lengths at L2 without FCS: Ethernet 14, IPv4 20 or IPv6 40, UDP 8,
@@ -163,6 +164,8 @@ struct idf_addr {
 /* One TG as written, globals applied. Units in the comments. */
 struct idf_tg {
 	uint32_t id;
+	uint32_t range_lo;	/* made by `tgid LO-HI`; 0: written alone */
+	uint32_t range_hi;
 	uint64_t set;		/* 1 << IDF_KW_*: given here or in the globals */
 	uint64_t bad;		/* 1 << IDF_KW_*: given with an error */
 	uint64_t own;		/* 1 << IDF_KW_*: given in the TG's section */
@@ -259,6 +262,8 @@ struct idf_file {
 	unsigned int cur_src;	/* the file being read (struct idf_loc.src) */
 	unsigned int depth;	/* of includes being read */
 	bool no_include;	/* refuse `include` (the parser's fuzz target) */
+	uint32_t range_max;	/* TGs a range may make; 0: IDF_RANGE_MAX */
+	uint32_t expanding;	/* the TG a range is making; errors name it */
 	struct idf_tg globals;
 	struct idf_listen *listen;	/* `listen`, in the order given */
 	size_t nlisten;

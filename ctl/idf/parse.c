@@ -97,6 +97,8 @@ static int begin_tg(struct parser *p, const struct tok *kt,
 	*tg = f->globals;
 	tg->set &= ~(IDF_KW_BIT(IDF_KW_tgid));
 	tg->id = (uint32_t)id;
+	tg->range_lo = p->range_lo;
+	tg->range_hi = p->range_hi;
 	tg->set |= IDF_KW_BIT(IDF_KW_tgid);
 	tg->loc[IDF_KW_tgid].line = p->line;
 	tg->loc[IDF_KW_tgid].col = kt->col;
@@ -122,7 +124,7 @@ static int begin_tg(struct parser *p, const struct tok *kt,
 	return 0;
 }
 
-static int parse_line(struct parser *p)
+int parse_line(struct parser *p)
 {
 	struct idf_file *f = p->f;
 
@@ -139,7 +141,22 @@ static int parse_line(struct parser *p)
 
 			/* need() names the keyword being read: this one */
 			p->last_kw = IDF_KW_tgid;
+			if (p->range_line && (p->line != p->range_line ||
+					      p->pos != 1)) {
+				error_at(f, p->line, t->col,
+					 "'tgid' inside the range of line %u: a TG starts a line of its own",
+					 p->range_line);
+				resync(p);
+				continue;
+			}
 			v = need(p, WHAT_TGID);
+			if (v && !p->range_line && v->s[0] != '-' &&
+			    strchr(v->s, '-')) {
+				error_at(f, p->line, v->col,
+					 "a range 'tgid %s' starts a line of its own",
+					 v->s);
+				v = NULL;
+			}
 
 			if (begin_tg(p, t, v))
 				return -ENOMEM;
@@ -169,6 +186,13 @@ static int parse_line(struct parser *p)
 		tg = current(p);
 		p->last_kw = (enum idf_kw)k;
 		p->line_kw = true;
+		if (k == IDF_KW_include && p->range_line) {
+			error_at(f, p->line, t->col,
+				 "'include' inside the range of line %u: include the file before the range, or write the range in it",
+				 p->range_line);
+			resync(p);
+			continue;
+		}
 		if (k == IDF_KW_include) {
 			/* not a setting: as often as wanted, nothing to record */
 			if (parse_include(p, tg))
@@ -197,15 +221,21 @@ static int parse_line(struct parser *p)
 
 /*
  * Past the token that starts at c: up to a blank, which a "quoted text"
- * holds as it holds '#' (a backslash in it escapes the next byte).
+ * holds as it holds '#' (a backslash in it escapes the next byte),
+ * and a range's {EXPR} holds too.
  */
 static char *token_end(char *c)
 {
 	bool quoted = false;
+	unsigned int braces = 0;	/* a range's {EXPR} may hold blanks */
 
-	for (; *c && *c != '\n' && (quoted || !isspace((unsigned char)*c));
-	     c++) {
-		if (*c == '"')
+	for (; *c && *c != '\n' &&
+	     (quoted || braces || !isspace((unsigned char)*c)); c++) {
+		if (*c == '{' && !quoted)
+			braces++;
+		else if (*c == '}' && !quoted && braces)
+			braces--;
+		else if (*c == '"')
 			quoted = !quoted;
 		else if (quoted && *c == '\\' && c[1])
 			c++;
@@ -231,7 +261,7 @@ static char *comment_start(char *line)
 }
 
 /* Cut the line into tokens, in place; '#' starts a comment. */
-static int tokenize(struct parser *p, char *line)
+int tokenize(struct parser *p, char *line)
 {
 	char *c = line, *end;
 
@@ -271,7 +301,10 @@ static int read_file(const char *path, bool regular, char **text,
 /* Every line of in, into p's file (the one in f->cur_src). */
 static int parse_stream(struct parser *p, FILE *in)
 {
-	char *line = NULL;
+	struct range r = { 0 };
+	bool in_range = false;
+	char *line = NULL, *copy = NULL;
+	int dropped;
 	size_t cap = 0;
 	ssize_t len;
 	int err = 0;
@@ -282,14 +315,46 @@ static int parse_stream(struct parser *p, FILE *in)
 			error_at(p->f, p->line, 1, "NUL byte in the line");
 			continue;
 		}
-		err = tokenize(p, line);
-		if (!err)
-			err = parse_line(p);
+		/* tokenize() cuts the line: a range keeps it as written */
+		free(copy);
+		copy = strdup(line);
+		err = copy ? tokenize(p, line) : -ENOMEM;
 		if (err)
 			break;
+		if (in_range && !(p->ntok && !strcmp(p->toks[0].s, "tgid"))) {
+			err = range_add_line(&r, copy, p->line);
+			if (err)
+				break;
+			continue;
+		}
+		if (in_range) {
+			err = r.bad ? 0 : range_read(p, &r);
+			range_free(&r);
+			in_range = false;
+			if (!err)
+				err = tokenize(p, strcpy(line, copy));
+			if (err)
+				break;
+		}
+		if (range_starts(p, &r)) {
+			in_range = true;
+			err = range_add_line(&r, copy, p->line);
+			if (err)
+				break;
+			continue;
+		}
+		dropped = no_templates(p);
+		err = parse_line(p);
+		if (err)
+			break;
+		given_in_error(p, dropped);
 	}
+	if (!err && in_range && !r.bad)
+		err = range_read(p, &r);
+	range_free(&r);
 	if (!err && ferror(in))
 		err = -errno;
+	free(copy);
 	free(line);
 	return err;
 }

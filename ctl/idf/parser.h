@@ -29,6 +29,9 @@ struct parser {
 	bool line_kw;		/* a keyword was read on this line */
 	unsigned int src;	/* the file being read (struct idf_loc.src) */
 	const struct parser *up;	/* the includer's, while including */
+	/* while a `tgid LO-HI` range's lines are read for each TG in it */
+	uint32_t range_lo, range_hi;
+	unsigned int range_line;	/* the range's `tgid` line; 0: none */
 };
 
 typedef int (*kw_parse_fn)(struct parser *p, struct idf_tg *tg);
@@ -95,6 +98,28 @@ struct tok *need(struct parser *p, const char *what);
 struct tok *maybe(struct parser *p);
 int expected(struct parser *p, const struct tok *t, const char *what,
 	     const char *why);
+
+/* Lines (parse.c). */
+int tokenize(struct parser *p, char *line);
+int parse_line(struct parser *p);
+
+/*
+ * A `tgid LO-HI` range and the templates in its lines (range.c): parse.c
+ * keeps the range's lines as written, then has them read once per TG.
+ */
+struct range {
+	uint32_t lo, hi;
+	bool bad;		/* reported: its lines are not read */
+	char **lines;		/* as written */
+	unsigned int *line_no;
+	size_t n, cap;
+};
+bool range_starts(struct parser *p, struct range *r);
+int range_add_line(struct range *r, const char *line, unsigned int line_no);
+int range_read(struct parser *p, struct range *r);
+void range_free(struct range *r);
+int no_templates(struct parser *p);
+void given_in_error(struct parser *p, int k);
 
 /* Diagnostics (diag.c). */
 __attribute__((format(printf, 4, 5)))

@@ -120,6 +120,13 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	jw_obj_begin(j);
 	jw_ku64(j, "id", tg->id);
 	jw_ku64(j, "line", tg->loc[IDF_KW_tgid].line);
+	if (tg->range_lo) {
+		jw_key(j, "range");
+		jw_arr_begin(j);
+		jw_u64(j, tg->range_lo);
+		jw_u64(j, tg->range_hi);
+		jw_arr_end(j);
+	}
 	jw_kstr(j, "dev", tg->dev);
 	jw_kstr(j, "netns", tg->netns[0] ? tg->netns : NULL);
 	if (idf_has(tg, IDF_KW_cpu))

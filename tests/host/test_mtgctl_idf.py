@@ -600,7 +600,7 @@ def doc_blocks(cls):
 
 def test_doc_blocks_found():
     assert len(doc_blocks("idf")) >= 4
-    assert len(doc_blocks("idf-bad")) == len(doc_blocks("idf-errors")) == 1
+    assert len(doc_blocks("idf-bad")) == len(doc_blocks("idf-errors")) == 2
 
 
 @pytest.mark.parametrize("block", doc_blocks("idf"))
