@@ -14,7 +14,7 @@ VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
 .PHONY: all help deps module tools ctl regen style check compat test \
-	test-host test-vm test-debug demo bench clean
+	test-host test-vm test-debug demo bench clean man
 
 all: module tools
 
@@ -30,10 +30,15 @@ help:
 	@echo "make style        checkpatch;  make check: sparse"
 	@echo "make compat       build the module against every installed kernel"
 	@echo "make regen        regenerate the netlink code from its YAML spec"
+	@echo "make man          the man pages, from Documentation/, into build/man"
 	@echo "variables: KDIR=<kernel build dir>, V=1, MTG_VM_TIMEOUT=<s>"
 
 deps:
 	$(ROOT)/scripts/deps
+
+# mtgctl(8), mtg(4), mtg-idf(5), mtgsap(1): read with man -l build/man/mtgctl.8
+man: deps
+	$(VENV)/bin/python scripts/man-pages build/man
 
 module:
 	$(MAKE) -C kmod module W=1
@@ -124,4 +129,4 @@ clean:
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor clean
 	$(MAKE) -C ctl clean
 	rm -f tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz
-	rm -rf .vm-out
+	rm -rf .vm-out build
