@@ -206,7 +206,7 @@ struct tc_job {
 	bool quiet;		/* TC_QUERY: no message for a missing device */
 };
 
-static int tc_lookup(struct tc_job *j, const char *where, int ifindex)
+static int tc_lookup(struct tc_job *j, const char *where)
 {
 	struct ifreq ifr = { 0 };
 	int s, err = 0;
@@ -227,7 +227,6 @@ static int tc_lookup(struct tc_job *j, const char *where, int ifindex)
 	/* Ethernet and loopback frames begin with an Ethernet header. */
 	j->l2_eth = ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER ||
 		ifr.ifr_hwaddr.sa_family == ARPHRD_LOOPBACK;
-	(void)ifindex;
 	return err;
 }
 
@@ -294,7 +293,7 @@ static int tc_job_run(const char *where, void *arg)
 	}
 	switch (j->op) {
 	case TC_LOOKUP:
-		return tc_lookup(j, where, ifindex);
+		return tc_lookup(j, where);
 	case TC_ATTACH:
 		return tc_attach(j, where, &hook, &opts);
 	case TC_QUERY:
