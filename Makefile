@@ -13,7 +13,7 @@ VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
-.PHONY: all help deps module tools ctl regen style check compat test \
+.PHONY: all help deps module tools ctl ebpf regen style check compat test \
 	test-host test-vm test-debug demo bench clean man
 
 all: module tools
@@ -43,9 +43,15 @@ man: deps
 module:
 	$(MAKE) -C kmod module W=1
 
-tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz ctl
+tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz ebpf ctl
 
-ctl:
+# The eBPF programs and their skeletons (clang, bpftool, libbpf-dev); on a
+# machine without them it says what is missing, and mtgctl is built
+# without probes.
+ebpf:
+	$(MAKE) -C ebpf
+
+ctl: ebpf
 	$(MAKE) -C ctl
 
 # The netlink family's uapi header, policies and ops table, generated from
@@ -128,5 +134,6 @@ clean:
 	$(MAKE) -C kmod clean KDIR=$(VM_KDIR)
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor clean
 	$(MAKE) -C ctl clean
+	$(MAKE) -C ebpf clean
 	rm -f tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz
 	rm -rf .vm-out build

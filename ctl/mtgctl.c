@@ -215,6 +215,26 @@ static int run_listen(int nargs, char **args, const void *opts)
 	return cmd_listen(nargs, args, opts);
 }
 
+static const struct probe_opts probe_defaults = { .slot = PROBE_SLOT_UNSET };
+
+static const struct prog_option probe_options[] = {
+	DEFINE_OPTION("slot", OPT_COUNT, struct probe_opts, slot,
+		      .metavar = "K", .min = 0, .max = 3,
+		      .help = "the header's test-point slot (tp_ns[K]) the probe writes"),
+	DEFINE_OPTION("ingress", OPT_BOOL, struct probe_opts, ingress,
+		      .help = "frames the interface receives (attach's default)"),
+	DEFINE_OPTION("egress", OPT_BOOL, struct probe_opts, egress,
+		      .help = "frames the interface sends"),
+	DEFINE_OPTION("json", OPT_BOOL, struct probe_opts, json,
+		      .help = "list: as JSON"),
+	END_OPTIONS
+};
+
+static int run_probe(int nargs, char **args, const void *opts)
+{
+	return cmd_probe(nargs, args, opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -240,6 +260,10 @@ static const struct command commands[] = {
 	  "Show what 'run --json-stream' or 'listen --json-stream' printed in the\n        dashboard, frame by frame (keys are shown, not carried out).",
 	  replay_options, &replay_defaults, sizeof(struct replay_opts), "FILE",
 	  1, 1, run_replay },
+	{ "probe", "attach|detach|list DEV[@NETNS] [--slot K] [--ingress | --egress] [--json]",
+	  "Test-point probes (eBPF): attach one that stamps the MTG frames passing\n        DEV into slot K of their header, detach it, list them with their\n        counters (Documentation/ebpf.rst).",
+	  probe_options, &probe_defaults, sizeof(struct probe_opts), "ACTION",
+	  1, -1, run_probe },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -281,7 +305,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -304,7 +328,9 @@ static void usage(FILE *out)
 		"  sudo mtgctl listen eth1 -o received.rec --duration 60\n"
 		"  mtgctl info demo.rec\n"
 		"  sudo mtgctl run examples/demo.idf --json-stream > demo.jsonl\n"
-		"  mtgctl replay demo.jsonl\n");
+		"  mtgctl replay demo.jsonl\n"
+		"  sudo mtgctl probe attach veth1@router --slot 0\n"
+		"  sudo mtgctl probe list --json\n");
 }
 
 /*
@@ -416,6 +442,7 @@ int main(int argc, char **argv)
 		struct info_opts info;
 		struct table_opts table;
 		struct replay_opts replay;
+		struct probe_opts probe;
 	} opts;
 	int first;
 
@@ -433,7 +460,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

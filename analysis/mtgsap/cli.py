@@ -26,6 +26,8 @@ COMMANDS = {
              "fields, delays and jitter",
     "flows": "per TG: received, lost, duplicates, reordered, bit errors, "
              "one-way delay",
+    "segments": "per TG: the delay of each segment of the path the "
+                "test-point probes stamped (tx, tp0..tp3, rx)",
     "ber": "bit error rate per TG with its standard deviation, and over "
            "windows",
     "g821": "CCITT G.821: available time, ES, SES, degraded minutes per TG",

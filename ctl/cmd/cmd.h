@@ -60,11 +60,21 @@ struct table_opts {
 	const char *format;	/* "csv" or "bin" */
 };
 
+#define PROBE_SLOT_UNSET	UINT64_MAX	/* --slot not given */
+
+struct probe_opts {
+	uint64_t slot;		/* PROBE_SLOT_UNSET: any (attach: needed) */
+	bool ingress;
+	bool egress;
+	bool json;		/* list: as JSON */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
 int cmd_run(const char *file, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 int cmd_replay(const char *file, bool play);
+int cmd_probe(int nargs, char **args, const struct probe_opts *o);
 
 #endif /* MTGCTL_CMD_H */

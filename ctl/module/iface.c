@@ -44,9 +44,6 @@ int netns_open(const char *name)
 	return fd;
 }
 
-static int in_netns(int netns_fd, const char *netns,
-		    int (*fn)(const char *where, void *arg), void *arg);
-
 /* The cookie of the namespace we are in (0: the kernel has none). */
 static int cookie_here(const char *where, void *arg)
 {
@@ -363,8 +360,8 @@ static int lookup(const char *where, void *arg)
 }
 
 /* fn(where, arg) run in namespace netns_fd (-1: ours). */
-static int in_netns(int netns_fd, const char *netns,
-		    int (*fn)(const char *where, void *arg), void *arg)
+int in_netns(int netns_fd, const char *netns,
+	     int (*fn)(const char *where, void *arg), void *arg)
 {
 	char where[IDF_NETNS_MAX + 32];
 	int self, err;

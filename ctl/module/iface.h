@@ -20,6 +20,14 @@
 int netns_open(const char *name);
 
 /*
+ * fn(where, arg) inside namespace netns_fd (-1: ours; netns its name),
+ * then back: where names the namespace for messages. fn's result, or
+ * -errno (reported) if the namespace cannot be entered.
+ */
+int in_netns(int netns_fd, const char *netns,
+	     int (*fn)(const char *where, void *arg), void *arg);
+
+/*
  * Namespaces opened by name, each once. An open fd keeps its namespace
  * alive: once the module holds what it needs (an interface, a TG's
  * device), netns_cache_release() lets the namespaces go, so that `ip

@@ -3,8 +3,9 @@
 from libraries, no loop among its files, no file too long to read.
 
 The graph is read from the `#include "..."` lines, resolved as ctl/Makefile
-resolves them (beside the including file, then from ctl/, then from kmod/,
-which is outside ctl/ and not followed). A unit is a file without its
+resolves them (beside the including file, then from ctl/, then from kmod/
+and ebpf/, which are outside ctl/ and not followed; the skeletons ebpf/
+generates are included as <NAME.skel.h>, not part of the graph). A unit is a file without its
 ending: foo.c and foo.h are one unit, so a .c that includes a header whose
 .c includes its own header back is a loop, as the linker sees it. main is
 mtgctl.c; a command is a unit under cmd/; everything else is a library."""
@@ -44,7 +45,8 @@ def graph(ctl):
         src = unit(ctl, path)
         edges.setdefault(src, {})
         for name in INCLUDE.findall(path.read_text()):
-            for base in (path.parent, ctl, ctl.parent / "kmod"):
+            for base in (path.parent, ctl, ctl.parent / "kmod",
+                         ctl.parent / "ebpf"):
                 target = (base / name).resolve()
                 if target.is_file():
                     break
@@ -52,7 +54,7 @@ def graph(ctl):
                 unresolved.append(f"{path.relative_to(ctl)}: {name}")
                 continue
             if ctl.resolve() not in target.parents:
-                continue        # the module's uapi headers
+                continue        # the module's uapi, the eBPF programs'
             dst = unit(ctl, ctl / target.relative_to(ctl.resolve()))
             if dst != src:
                 edges[src].setdefault(dst, []).append(

@@ -7,12 +7,14 @@ built with fixed seeds as a loop-back run would record it.
   and a burst of severe ones from 30 s to 44 s;
 - TG 2: a Poisson process of mean inter-departure 32 ms (64 kbit/s of
   256-byte payloads, MTG's Fig. 6) for 90 s, over 8 ms ± 1 ms;
-- 3 records whose header failed its CRC."""
+- 3 records whose header failed its CRC.
+
+path.rec (path_recording): a run through two probes, for `segments`."""
 
 import numpy as np
 
 from mtgsap import write
-from mtgsap.recording import F_HDR_CORRUPT, empty
+from mtgsap.recording import F_CSUM_BAD, F_HDR_CORRUPT, empty
 
 T0 = 1_800_000_000 * 10**9
 S = 10**9
@@ -54,6 +56,28 @@ def run_meta(**changes):
         idf={"file": "loop.idf", "text": "listen lr0@lab-rx\n"}), **changes)
 
 
+def write_run(path, flows, corrupt_s, payload, end_s, dst):
+    """The records of flows (TGs 1 and 2, sent from 10.0.0.1 to dst) and a
+    record whose header failed its CRC at each of corrupt_s (seconds
+    after T0), by arrival, written to path as a loop-back run ending
+    end_s after T0. Returns the records."""
+    bad = empty(len(corrupt_s))
+    bad["flags"] = 1 | F_HDR_CORRUPT
+    bad["ttl"] = 63
+    bad["iface"] = 1
+    bad["rx_ns"] = T0 + np.array(corrupt_s) * S
+    bad["len"] = payload + HEADERS
+    recs = np.concatenate([*flows, bad])
+    recs = recs[np.argsort(recs["rx_ns"], kind="stable")]
+    meta = run_meta(
+        ring_records=65536, passthrough=False,
+        tgs=[{"id": tg, "dev": "la0", "netns": "lab-tx",
+              "src": f"10.0.0.1:500{tg}", "dst": f"{dst}:900{tg}"}
+             for tg in (1, 2)])
+    write(path, meta, recs, end_ns=T0 + end_s * S)
+    return recs
+
+
 def loop_recording(path):
     rng = np.random.default_rng(2026)
     n1 = 9000
@@ -67,19 +91,27 @@ def loop_recording(path):
     gaps = rng.exponential(32 * MS, 2900).astype(np.int64)
     sched2 = T0 + S + np.cumsum(gaps)
     r2 = flow(rng, 2, sched2[sched2 < T0 + 91 * S], 256, 8, 1)
-    bad = empty(3)
-    bad["flags"] = 1 | F_HDR_CORRUPT
-    bad["ttl"] = 63
-    bad["iface"] = 1
-    bad["rx_ns"] = T0 + np.array([20, 50, 70]) * S
-    bad["len"] = 1000 + HEADERS
-    recs = np.concatenate([r1, r2, bad])
-    recs = recs[np.argsort(recs["rx_ns"], kind="stable")]
-    meta = run_meta(
-        ring_records=65536, passthrough=False,
-        tgs=[{"id": 1, "dev": "la0", "netns": "lab-tx",
-              "src": "10.0.0.1:5001", "dst": "10.0.1.2:9001"},
-             {"id": 2, "dev": "la0", "netns": "lab-tx",
-              "src": "10.0.0.1:5002", "dst": "10.0.1.2:9002"}])
-    write(path, meta, recs, end_ns=T0 + 92 * S)
-    return recs
+    return write_run(path, [r1, r2], (20, 50, 70), 1000, 92, "10.0.1.2")
+
+
+def path_recording(path):
+    """path.rec: a run over two routers with a probe each (slots 0 and 1),
+    as Documentation/analysis.rst's `segments` shows it.
+
+    - TG 1: 100 packets/s for 20 s; 2 ms ± 0.1 ms from the sender to the
+      first probe, 3 ms to the second, 1 ms to the receiver; every 50th
+      packet missed the second probe (its slot is 0), every 97th arrived
+      with a wrong UDP checksum (its stamps are not to be trusted);
+    - TG 2: 50 packets/s over 5 ms, through no probe;
+    - 2 records whose header failed its CRC."""
+    rng = np.random.default_rng(19)
+    r1 = flow(rng, 1, T0 + S + np.arange(2000) * (S // 100), 200, 6, 0.1)
+    hops = [rng.normal(ms * MS, 0.1 * MS, len(r1)).astype(np.uint64)
+            for ms in (2, 3, 1)]
+    r1["tp_ns"][:, 0] = r1["tx_ns"] + hops[0]
+    r1["tp_ns"][:, 1] = r1["tp_ns"][:, 0] + hops[1]
+    r1["rx_ns"] = r1["tp_ns"][:, 1] + hops[2]
+    r1["tp_ns"][::50, 1] = 0
+    r1["flags"][::97] |= F_CSUM_BAD
+    r2 = flow(rng, 2, T0 + S + np.arange(1000) * (S // 50), 200, 5, 0.2)
+    return write_run(path, [r1, r2], (5, 15), 200, 22, "10.0.3.2")
