@@ -131,7 +131,6 @@ const char *tsp_error_name(uint16_t code)
 	static const char *const names[] = {
 		NULL, "version", "auth-failed", "auth-replay", "auth-expired",
 		"auth-required", "malformed", "unexpected", "internal",
-		"ditg-refused",
 	};
 
 	return code <= TSP_ERR_LAST ? names[code] : NULL;

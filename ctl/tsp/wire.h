@@ -187,8 +187,7 @@ enum tsp_error_code {
 	TSP_ERR_MALFORMED = 6,		/* the decoder's error, in the text */
 	TSP_ERR_UNEXPECTED = 7,		/* a message out of order */
 	TSP_ERR_INTERNAL = 8,		/* the peer failed on its side */
-	TSP_ERR_DITG_REFUSED = 9,	/* unauthenticated D-ITG peer refused */
-	TSP_ERR_LAST = 9,
+	TSP_ERR_LAST = 8,
 };
 
 struct tsp_error {

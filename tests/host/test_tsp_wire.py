@@ -185,7 +185,7 @@ BAD = [
                                      bytes(88)), "out of range", 0x86,
      "flags", 10, "unknown flag bits"),
     ("error-code", "sender", mtg(0x87, bytes(6)), "out of range", 0x87,
-     "code", 6, "0 is not an error code (1..9)"),
+     "code", 6, "0 is not an error code (1..8)"),
     ("challenge-lifetime", "receiver", mtg(0x81, bytes(36)), "out of range",
      0x81, "lifetime_ms", 38, "0 is not a lifetime in ms (1..600000)"),
 ]
