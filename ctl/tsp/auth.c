@@ -87,6 +87,19 @@ static int remember(struct tsp_handshake *h, const uint8_t *nonce,
 	return 0;
 }
 
+/* the peer's nonce into *into, unless this connection saw it: a replay */
+static int take(struct tsp_handshake *h, const uint8_t *nonce,
+		uint8_t *into, const char *who, char *why, size_t len)
+{
+	if (seen(h, nonce)) {
+		snprintf(why, len, "%s a nonce this connection saw: a replay",
+			 who);
+		return TSP_ERR_AUTH_REPLAY;
+	}
+	memcpy(into, nonce, TSP_NONCE_LEN);
+	return remember(h, nonce, why, len);
+}
+
 /* a fresh nonce: from RAND_bytes, and never one this connection saw */
 static int fresh(struct tsp_handshake *h, uint8_t *nonce, char *why,
 		 size_t len)
@@ -122,15 +135,10 @@ int tsp_hs_answer(struct tsp_handshake *h, const struct tsp_msg *challenge,
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (seen(h, challenge->u.challenge.nonce)) {
-		snprintf(why, len, "the receiver's challenge repeats a nonce "
-			 "this connection saw: a replay");
-		return TSP_ERR_AUTH_REPLAY;
-	}
-	r = remember(h, challenge->u.challenge.nonce, why, len);
+	r = take(h, challenge->u.challenge.nonce, h->nonce_r,
+		 "the receiver's challenge repeats", why, len);
 	if (r)
 		return r;
-	memcpy(h->nonce_r, challenge->u.challenge.nonce, TSP_NONCE_LEN);
 	r = fresh(h, h->nonce_s, why, len);
 	if (r)
 		return r;
@@ -166,15 +174,10 @@ int tsp_hs_verify(struct tsp_handshake *h, uint64_t now_ns,
 			 h->lifetime_ms);
 		return TSP_ERR_AUTH_EXPIRED;
 	}
-	if (seen(h, auth->u.auth.nonce)) {
-		snprintf(why, len, "the sender's nonce was seen before on "
-			 "this connection: a replay");
-		return TSP_ERR_AUTH_REPLAY;
-	}
-	r = remember(h, auth->u.auth.nonce, why, len);
+	r = take(h, auth->u.auth.nonce, h->nonce_s, "the sender's answer "
+		 "repeats", why, len);
 	if (r)
 		return r;
-	memcpy(h->nonce_s, auth->u.auth.nonce, TSP_NONCE_LEN);
 	if (proof(h, label_sender, mac)) {
 		snprintf(why, len, "HMAC-SHA-256 failed in OpenSSL");
 		return TSP_ERR_INTERNAL;

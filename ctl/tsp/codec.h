@@ -25,6 +25,7 @@ struct cur {
 	uint8_t type;
 	struct tsp_err *e;
 	bool bad;
+	bool lenient;		/* size: values not checked (tsp_need) */
 };
 
 /* Walks m's layout (m->type set) from offset 0: 0, or -1 with c->e. */

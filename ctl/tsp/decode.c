@@ -61,9 +61,17 @@ int tsp_check_type(uint8_t t, const struct tsp_cfg *c, uint64_t base,
 	return 0;
 }
 
+static int mtg_need(uint8_t t, const uint8_t *p, size_t n, uint64_t base,
+		    size_t *total, size_t *want, struct tsp_err *e);
+
 int tsp_need(const struct tsp_cfg *c, const uint8_t *p, size_t n,
 	     uint64_t base, size_t *total, size_t *want, struct tsp_err *e)
 {
+	struct cur cur = {
+		.mode = CUR_SIZE, .from = c->from, .passive = c->passive,
+		.base = base, .e = e, .lenient = true,
+	};
+	struct tsp_msg m;
 	uint32_t len;
 	uint8_t t;
 
@@ -74,6 +82,10 @@ int tsp_need(const struct tsp_cfg *c, const uint8_t *p, size_t n,
 	t = p[0];
 	if (tsp_check_type(t, c, base, e))
 		return -1;
+	memset(&m, 0, sizeof(m));
+	if (t >= TSP_MTG_FIRST)
+		return mtg_need(t, p, n, base, total, want, e);
+	m.type = t;
 	switch (t) {
 	case TSP_SEND_FLOW:
 		*want = 6;
@@ -84,42 +96,35 @@ int tsp_need(const struct tsp_cfg *c, const uint8_t *p, size_t n,
 				 "%u is not an IP version (4 or 6)", p[5]);
 			return -1;
 		}
-		*total = 23 + (c->from == TSP_FROM_SENDER && c->passive ? 3 : 0) +
-			(p[5] == TSP_L3_IPV4 ? 4 : 16);
-		return 0;
+		m.u.flow.l3 = p[5];
+		break;
 	case TSP_SEND_FLOW_LOG:
 		*want = 5;
 		if (n < 5)
 			return 0;
 		memcpy(&len, p + 1, 4);
-		len = be32toh(len);
-		if (len != TSP_AF_INET && len != TSP_AF_INET6) {
+		m.u.log.family = be32toh(len);
+		if (m.u.log.family != TSP_AF_INET &&
+		    m.u.log.family != TSP_AF_INET6) {
 			tsp_fail(e, TSP_E_RANGE, t, true, base, 1, "family",
-				 "%u is not an address family (%d or %d)", len,
-				 TSP_AF_INET, TSP_AF_INET6);
+				 "%u is not an address family (%d or %d)",
+				 m.u.log.family, TSP_AF_INET, TSP_AF_INET6);
 			return -1;
 		}
-		*total = 8 + TSP_LOG_NAME_LEN + (len == TSP_AF_INET ? 4 : 16);
-		return 0;
-	case TSP_SEND_NAME_LOG:
-		*total = 1 + TSP_LOG_NAME_LEN;
-		return 0;
-	case TSP_ACK_SEND_FLOW:
-		*total = c->from == TSP_FROM_SENDER ? 5 : 7;
-		return 0;
-	case TSP_CLOSED_FLOW:
-	case TSP_ACK_CLOSED_FLOW:
-	case TSP_ERR_MSG_2:
-	case TSP_ERR_MSG_3:
-	case TSP_CLOSED_ERR:
-	case TSP_ERR_MSG_5:
-		*total = 5;
-		return 0;
+		break;
 	}
-	if (t < TSP_MTG_FIRST) {
-		*total = 1;
-		return 0;
-	}
+	/* the layout's own size, its values unchecked */
+	if (tsp_walk(&cur, &m))
+		return -1;
+	*total = cur.off;
+	return 0;
+}
+
+static int mtg_need(uint8_t t, const uint8_t *p, size_t n, uint64_t base,
+		    size_t *total, size_t *want, struct tsp_err *e)
+{
+	uint32_t len;
+
 	*want = TSP_FRAME_HDR;
 	if (n < TSP_FRAME_HDR)
 		return 0;
