@@ -43,7 +43,8 @@ man: deps
 module:
 	$(MAKE) -C kmod module W=1
 
-tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz ebpf ctl
+tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz tests/fuzz/tsp_fuzz \
+	tests/tools/tsp_tool ebpf ctl
 
 # The eBPF programs and their skeletons (clang, bpftool, libbpf-dev); on a
 # machine without them it says what is missing, and mtgctl is built
@@ -74,6 +75,27 @@ tests/fuzz/idf_fuzz: $(IDF_FUZZ_SRCS) $(wildcard ctl/*/*.h) kmod/uapi/mtg.h
 		-Wno-missing-field-initializers \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(IDF_FUZZ_SRCS) -lgsl -lgslcblas -lm
+
+# TSP's wire format, keys and handshake (ctl/tsp/) and what they need.
+TSP_SRCS := $(sort $(wildcard ctl/tsp/*.c)) ctl/util/text.c
+CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
+
+# ctl/tsp for the tests (tests/host/test_tsp_wire.py).
+TSP_TOOL_SRCS := tests/tools/tsp_tool.c tests/tools/tsp_json.c \
+	$(TSP_SRCS) ctl/util/jw.c
+tests/tools/tsp_tool: $(TSP_TOOL_SRCS) $(wildcard ctl/tsp/*.h ctl/util/*.h \
+		tests/tools/*.h)
+	$(CC) -std=c11 -D_GNU_SOURCE -Ictl $(CFLAGS) $(WARN) \
+		$(shell pkg-config --cflags libcrypto) -o $@ $(TSP_TOOL_SRCS) \
+		-ljansson $(CRYPTO_LIBS)
+
+# The TSP decoder's libFuzzer target (clang; tests/host/test_fuzz_tsp.py).
+TSP_FUZZ_SRCS := tests/fuzz/tsp_fuzz.c $(TSP_SRCS)
+tests/fuzz/tsp_fuzz: $(TSP_FUZZ_SRCS) $(wildcard ctl/tsp/*.h ctl/util/*.h)
+	clang -std=c11 -D_GNU_SOURCE -Ictl -g -O1 $(WARN) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$(shell pkg-config --cflags libcrypto) -o $@ $(TSP_FUZZ_SRCS) \
+		$(CRYPTO_LIBS)
 
 style:
 	$(MAKE) -C kmod style
@@ -135,5 +157,6 @@ clean:
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor clean
 	$(MAKE) -C ctl clean
 	$(MAKE) -C ebpf clean
-	rm -f tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz
+	rm -f tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz tests/fuzz/tsp_fuzz \
+		tests/tools/tsp_tool
 	rm -rf .vm-out build

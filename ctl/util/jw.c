@@ -134,6 +134,12 @@ void jw_u64(struct jw *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void jw_i64(struct jw *j, int64_t v)
+{
+	jw_sep(j);
+	fprintf(j->f, "%" PRId64, v);
+}
+
 void jw_bool(struct jw *j, bool v)
 {
 	jw_sep(j);
@@ -162,6 +168,12 @@ void jw_ku64(struct jw *j, const char *key, uint64_t v)
 {
 	jw_key(j, key);
 	jw_u64(j, v);
+}
+
+void jw_ki64(struct jw *j, const char *key, int64_t v)
+{
+	jw_key(j, key);
+	jw_i64(j, v);
 }
 
 void jw_kbool(struct jw *j, const char *key, bool v)

@@ -31,6 +31,7 @@ void jw_arr_end(struct jw *j);
 void jw_key(struct jw *j, const char *key);
 void jw_str(struct jw *j, const char *s);	/* NULL writes null */
 void jw_u64(struct jw *j, uint64_t v);
+void jw_i64(struct jw *j, int64_t v);
 void jw_bool(struct jw *j, bool v);
 void jw_null(struct jw *j);
 /* A finite double with enough digits to read back the same value. */
@@ -39,6 +40,7 @@ void jw_double(struct jw *j, double v);
 /* key and value in one call */
 void jw_kstr(struct jw *j, const char *key, const char *s);
 void jw_ku64(struct jw *j, const char *key, uint64_t v);
+void jw_ki64(struct jw *j, const char *key, int64_t v);
 void jw_kbool(struct jw *j, const char *key, bool v);
 void jw_knull(struct jw *j, const char *key);
 void jw_kdouble(struct jw *j, const char *key, double v);

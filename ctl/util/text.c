@@ -58,6 +58,20 @@ static size_t shown_len(const unsigned char *u, int *n)
 	return 4 * (size_t)*n;	/* \xNN a byte */
 }
 
+size_t text_unshowable(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i;
+	int n;
+
+	for (i = 0; i < len; i += (size_t)n) {
+		n = utf8_len(u + i);
+		if (!n || i + (size_t)n > len || !showable(u + i, n))
+			return i;
+	}
+	return len;
+}
+
 size_t text_escape(char *out, size_t size, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;

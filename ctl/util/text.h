@@ -20,4 +20,10 @@ int utf8_len(const unsigned char *s);
  */
 size_t text_escape(char *out, size_t size, const char *s);
 
+/*
+ * The offset of the first byte of s[0..len) that text_escape would not
+ * show as it is (NUL too), or len if there is none. s[len] must be NUL.
+ */
+size_t text_unshowable(const char *s, size_t len);
+
 #endif /* MTGCTL_TEXT_H */

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * TSP messages as JSON for tests/tools/tsp_tool: what a decoded message
+ * holds, printed; and a message built from the same JSON, for the
+ * encoder. Binary fields are hex; D-ITG's fixed-size names are hex up to
+ * their last non-zero byte (the rest zero), their text shown beside.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsp_json.h"
+
+static void hex_out(struct jw *j, const char *key, const uint8_t *p,
+		    size_t n)
+{
+	char s[2 * 256 + 1];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	s[2 * n] = '\0';
+	jw_kstr(j, key, s);
+}
+
+/* a fixed-size name: its text (up to NUL) and its bytes */
+static void name_out(struct jw *j, const char *key, const uint8_t *p,
+		     size_t n)
+{
+	char k[64], s[256 + 1];
+	size_t last = n, i;
+
+	while (last && !p[last - 1])
+		last--;
+	for (i = 0; i < n && p[i]; i++)
+		s[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+	s[i] = '\0';
+	jw_kstr(j, key, s);
+	snprintf(k, sizeof(k), "%s_hex", key);
+	hex_out(j, k, p, last);
+}
+
+static void addr_out(struct jw *j, const char *key, const uint8_t *a,
+		     bool v4)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(v4 ? AF_INET : AF_INET6, a, s, sizeof(s));
+	jw_kstr(j, key, s);
+}
+
+static void flow_out(struct jw *j, const struct tsp_msg *m)
+{
+	const struct tsp_send_flow *f = &m->u.flow;
+
+	jw_ku64(j, "l4_proto", f->l4);
+	jw_ku64(j, "l7_proto", f->l7);
+	jw_ku64(j, "meter", f->meter);
+	jw_ku64(j, "ds_byte", f->ds);
+	jw_ku64(j, "l3_proto", f->l3);
+	jw_ku64(j, "payload_type", f->pl_type);
+	name_out(j, "serial", f->serial, TSP_SERIAL_LEN);
+	jw_kbool(j, "passive", m->passive);
+	if (m->passive) {
+		jw_ku64(j, "passive_port", f->pssv_port);
+		jw_ku64(j, "src_specified", f->src_specified);
+	}
+	jw_ku64(j, "port", f->port);
+	addr_out(j, "addr", f->addr, f->l3 == TSP_L3_IPV4);
+}
+
+static void mtg_out(struct jw *j, const struct tsp_msg *m)
+{
+	const struct tsp_flow_req *r = &m->u.req;
+	const struct tsp_result *res = &m->u.result;
+
+	switch (m->type) {
+	case TSP_HELLO:
+		jw_ku64(j, "major", m->u.hello.major);
+		jw_ku64(j, "minor", m->u.hello.minor);
+		break;
+	case TSP_CHALLENGE:
+		hex_out(j, "nonce", m->u.challenge.nonce, TSP_NONCE_LEN);
+		jw_ku64(j, "lifetime_ms", m->u.challenge.lifetime_ms);
+		break;
+	case TSP_AUTH:
+		hex_out(j, "nonce", m->u.auth.nonce, TSP_NONCE_LEN);
+		hex_out(j, "mac", m->u.auth.mac, TSP_MAC_LEN);
+		break;
+	case TSP_AUTH_OK:
+		hex_out(j, "mac", m->u.auth_ok, TSP_MAC_LEN);
+		break;
+	case TSP_FLOW_REQ:
+		jw_ku64(j, "run_id", r->run_id);
+		jw_ku64(j, "l4_proto", r->l4);
+		jw_ku64(j, "l3_proto", r->l3);
+		jw_ku64(j, "port", r->port);
+		jw_ku64(j, "src_port", r->src_port);
+		addr_out(j, "addr", r->addr, r->l3 == TSP_L3_IPV4);
+		jw_ku64(j, "bit_rate", r->bit_rate);
+		jw_ku64(j, "pkt_rate_milli", r->pkt_rate_milli);
+		jw_ku64(j, "duration_ns", r->duration_ns);
+		jw_kstr(j, "tg_json", r->tg_json ? r->tg_json : "");
+		break;
+	case TSP_FLOW_ACK:
+		jw_ku64(j, "code", m->u.ack.code);
+		jw_kstr(j, "code_name", tsp_refusal_name(m->u.ack.code));
+		jw_ku64(j, "port", m->u.ack.port);
+		jw_kstr(j, "reason", m->u.ack.reason.s);
+		break;
+	case TSP_RESULT:
+		jw_ku64(j, "flags", res->flags);
+		jw_ku64(j, "received", res->received);
+		jw_ku64(j, "lost", res->lost);
+		jw_ku64(j, "duplicates", res->duplicates);
+		jw_ku64(j, "reordered", res->reordered);
+		jw_ku64(j, "bytes", res->bytes);
+		jw_ki64(j, "owd_min_ns", res->owd_min_ns);
+		jw_ki64(j, "owd_mean_ns", res->owd_mean_ns);
+		jw_ki64(j, "owd_max_ns", res->owd_max_ns);
+		jw_ku64(j, "jitter_ns", res->jitter_ns);
+		jw_ku64(j, "first_rx_ns", res->first_rx_ns);
+		jw_ku64(j, "last_rx_ns", res->last_rx_ns);
+		break;
+	case TSP_ERROR:
+		jw_ku64(j, "code", m->u.error.code);
+		jw_kstr(j, "code_name", tsp_error_name(m->u.error.code));
+		jw_ku64(j, "about", m->u.error.about);
+		jw_kstr(j, "text", m->u.error.text.s);
+		break;
+	}
+}
+
+static bool has_flow_id(uint8_t t)
+{
+	switch (t) {
+	case TSP_SEND_FLOW:
+	case TSP_CLOSED_FLOW:
+	case TSP_ACK_SEND_FLOW:
+	case TSP_ACK_CLOSED_FLOW:
+	case TSP_ERR_MSG_2:
+	case TSP_ERR_MSG_3:
+	case TSP_CLOSED_ERR:
+	case TSP_ERR_MSG_5:
+	case TSP_FLOW_REQ:
+	case TSP_FLOW_ACK:
+	case TSP_RESULT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void msg_json(struct jw *j, const struct tsp_msg *m, uint64_t offset,
+	      size_t len)
+{
+	jw_obj_begin(j);
+	jw_ku64(j, "type", m->type);
+	jw_kstr(j, "name", tsp_type_name(m->type));
+	jw_ku64(j, "offset", offset);
+	jw_ku64(j, "len", len);
+	if (has_flow_id(m->type))
+		jw_ku64(j, "flow_id", m->flow_id);
+	switch (m->type) {
+	case TSP_SEND_FLOW:
+		flow_out(j, m);
+		break;
+	case TSP_ACK_SEND_FLOW:
+		jw_kbool(j, "passive", m->passive);
+		if (!m->passive)
+			jw_ku64(j, "port", m->port);
+		break;
+	case TSP_SEND_FLOW_LOG:
+		jw_ku64(j, "family", m->u.log.family);
+		addr_out(j, "addr", m->u.log.addr,
+			 m->u.log.family == TSP_AF_INET);
+		jw_ku64(j, "port", m->u.log.port);
+		jw_ku64(j, "log_proto", m->u.log.proto);
+		name_out(j, "log_name", m->u.log.name, TSP_LOG_NAME_LEN);
+		break;
+	case TSP_SEND_NAME_LOG:
+		name_out(j, "log_name", m->u.log_name, TSP_LOG_NAME_LEN);
+		break;
+	default:
+		mtg_out(j, m);
+	}
+	jw_obj_end(j);
+}
+
+void err_json(struct jw *j, const struct tsp_err *e)
+{
+	char line[512];
+
+	tsp_err_str(e, line, sizeof(line));
+	jw_obj_begin(j);
+	jw_key(j, "error");
+	jw_obj_begin(j);
+	jw_kstr(j, "code", tsp_ecode_name(e->code));
+	if (e->have_type)
+		jw_ku64(j, "type", e->type);
+	else
+		jw_knull(j, "type");
+	jw_kstr(j, "field", e->field);
+	jw_ku64(j, "msg_offset", e->msg_offset);
+	jw_ku64(j, "offset", e->offset);
+	jw_kstr(j, "what", e->what);
+	jw_kstr(j, "text", line);
+	jw_obj_end(j);
+	jw_obj_end(j);
+}
+
+/* the JSON back into a message */
+
+static int need(json_t *o, const char *key, json_t **v, char *err,
+		size_t len)
+{
+	*v = json_object_get(o, key);
+	if (!*v) {
+		snprintf(err, len, "field %s missing", key);
+		return -1;
+	}
+	return 0;
+}
+
+static int get_u(json_t *o, const char *key, uint64_t max, uint64_t *out,
+		 char *err, size_t len)
+{
+	json_t *v;
+
+	if (need(o, key, &v, err, len))
+		return -1;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) > max) {
+		snprintf(err, len, "field %s: not an integer 0..%llu", key,
+			 (unsigned long long)max);
+		return -1;
+	}
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+#define GET(o, key, dst) ({						\
+	uint64_t _v;							\
+	int _r = get_u(o, key, (__typeof__(dst))~0ULL, &_v, err, len);	\
+	if (!_r)							\
+		dst = (__typeof__(dst))_v;				\
+	_r; })
+
+static int get_i(json_t *o, const char *key, int64_t *out, char *err,
+		 size_t len)
+{
+	json_t *v;
+
+	if (need(o, key, &v, err, len))
+		return -1;
+	if (!json_is_integer(v)) {
+		snprintf(err, len, "field %s: not an integer", key);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static int get_hex(json_t *o, const char *key, uint8_t *p, size_t n,
+		   bool exact, char *err, size_t len)
+{
+	const char *s;
+	unsigned int b;
+	json_t *v;
+	size_t i, l;
+
+	if (need(o, key, &v, err, len))
+		return -1;
+	s = json_string_value(v);
+	l = s ? strlen(s) : 1;
+	if (!s || l % 2 || l / 2 > n || (exact && l / 2 != n)) {
+		snprintf(err, len, "field %s: not %s%zu bytes of hex", key,
+			 exact ? "" : "up to ", n);
+		return -1;
+	}
+	memset(p, 0, n);
+	for (i = 0; i < l / 2; i++) {
+		if (sscanf(s + 2 * i, "%2x", &b) != 1) {
+			snprintf(err, len, "field %s: not hex", key);
+			return -1;
+		}
+		p[i] = (uint8_t)b;
+	}
+	return 0;
+}
+
+/* NAME_hex if there is one, else NAME's text */
+static int get_name(json_t *o, const char *key, uint8_t *p, size_t n,
+		    char *err, size_t len)
+{
+	char k[64];
+	const char *s;
+
+	snprintf(k, sizeof(k), "%s_hex", key);
+	if (json_object_get(o, k))
+		return get_hex(o, k, p, n, false, err, len);
+	s = json_string_value(json_object_get(o, key));
+	if (!s || strlen(s) > n) {
+		snprintf(err, len, "field %s: not a name of up to %zu bytes",
+			 key, n);
+		return -1;
+	}
+	memset(p, 0, n);
+	memcpy(p, s, strlen(s));
+	return 0;
+}
+
+static int get_addr(json_t *o, const char *key, uint8_t *a, bool v4,
+		    char *err, size_t len)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	memset(a, 0, 16);
+	if (!s || inet_pton(v4 ? AF_INET : AF_INET6, s, a) != 1) {
+		snprintf(err, len, "field %s: not an IPv%c address", key,
+			 v4 ? '4' : '6');
+		return -1;
+	}
+	return 0;
+}
+
+static int get_text(json_t *o, const char *key, struct tsp_text *t,
+		    char *err, size_t len)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	if (!s) {
+		snprintf(err, len, "field %s: not a string", key);
+		return -1;
+	}
+	if (strlen(s) > TSP_MAX_TEXT) {		/* the encoder's to refuse */
+		t->len = (uint16_t)strlen(s);
+		memcpy(t->s, s, TSP_MAX_TEXT);
+		return 0;
+	}
+	tsp_text_set(t, s);
+	return 0;
+}
+
+static int flow_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_send_flow *f = &m->u.flow;
+
+	m->passive = json_is_true(json_object_get(o, "passive"));
+	if (GET(o, "l4_proto", f->l4) || GET(o, "l7_proto", f->l7) ||
+	    GET(o, "meter", f->meter) || GET(o, "ds_byte", f->ds) ||
+	    GET(o, "l3_proto", f->l3) || GET(o, "payload_type", f->pl_type) ||
+	    get_name(o, "serial", f->serial, TSP_SERIAL_LEN, err, len) ||
+	    GET(o, "port", f->port))
+		return -1;
+	if (m->passive && (GET(o, "passive_port", f->pssv_port) ||
+			   GET(o, "src_specified", f->src_specified)))
+		return -1;
+	return get_addr(o, "addr", f->addr, f->l3 != TSP_L3_IPV6, err, len);
+}
+
+static int req_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_flow_req *r = &m->u.req;
+	const char *s;
+
+	if (GET(o, "run_id", r->run_id) || GET(o, "l4_proto", r->l4) ||
+	    GET(o, "l3_proto", r->l3) || GET(o, "port", r->port) ||
+	    GET(o, "src_port", r->src_port) ||
+	    get_addr(o, "addr", r->addr, r->l3 != TSP_L3_IPV6, err, len) ||
+	    GET(o, "bit_rate", r->bit_rate) ||
+	    GET(o, "pkt_rate_milli", r->pkt_rate_milli) ||
+	    GET(o, "duration_ns", r->duration_ns))
+		return -1;
+	s = json_string_value(json_object_get(o, "tg_json"));
+	if (!s) {
+		snprintf(err, len, "field tg_json: not a string");
+		return -1;
+	}
+	r->tg_json = strdup(s);
+	r->tg_json_len = (uint32_t)strlen(s);
+	return r->tg_json ? 0 : -1;
+}
+
+static int result_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_result *r = &m->u.result;
+
+	return GET(o, "flags", r->flags) || GET(o, "received", r->received) ||
+		GET(o, "lost", r->lost) ||
+		GET(o, "duplicates", r->duplicates) ||
+		GET(o, "reordered", r->reordered) ||
+		GET(o, "bytes", r->bytes) ||
+		get_i(o, "owd_min_ns", &r->owd_min_ns, err, len) ||
+		get_i(o, "owd_mean_ns", &r->owd_mean_ns, err, len) ||
+		get_i(o, "owd_max_ns", &r->owd_max_ns, err, len) ||
+		GET(o, "jitter_ns", r->jitter_ns) ||
+		GET(o, "first_rx_ns", r->first_rx_ns) ||
+		GET(o, "last_rx_ns", r->last_rx_ns) ? -1 : 0;
+}
+
+static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	switch (m->type) {
+	case TSP_HELLO:
+		return GET(o, "major", m->u.hello.major) ||
+			GET(o, "minor", m->u.hello.minor) ? -1 : 0;
+	case TSP_CHALLENGE:
+		return get_hex(o, "nonce", m->u.challenge.nonce,
+			       TSP_NONCE_LEN, true, err, len) ||
+			GET(o, "lifetime_ms", m->u.challenge.lifetime_ms) ?
+			-1 : 0;
+	case TSP_AUTH:
+		return get_hex(o, "nonce", m->u.auth.nonce, TSP_NONCE_LEN,
+			       true, err, len) ||
+			get_hex(o, "mac", m->u.auth.mac, TSP_MAC_LEN, true,
+				err, len) ? -1 : 0;
+	case TSP_AUTH_OK:
+		return get_hex(o, "mac", m->u.auth_ok, TSP_MAC_LEN, true, err,
+			       len);
+	case TSP_FLOW_REQ:
+		return req_in(o, m, err, len);
+	case TSP_FLOW_ACK:
+		return GET(o, "code", m->u.ack.code) ||
+			GET(o, "port", m->u.ack.port) ||
+			get_text(o, "reason", &m->u.ack.reason, err, len) ?
+			-1 : 0;
+	case TSP_RESULT:
+		return result_in(o, m, err, len);
+	case TSP_ERROR:
+		return GET(o, "code", m->u.error.code) ||
+			GET(o, "about", m->u.error.about) ||
+			get_text(o, "text", &m->u.error.text, err, len) ?
+			-1 : 0;
+	}
+	return 0;
+}
+
+int msg_from_json(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	memset(m, 0, sizeof(*m));
+	if (GET(o, "type", m->type))
+		return -1;
+	if (has_flow_id(m->type) && GET(o, "flow_id", m->flow_id))
+		return -1;
+	switch (m->type) {
+	case TSP_SEND_FLOW:
+		return flow_in(o, m, err, len);
+	case TSP_ACK_SEND_FLOW:
+		m->passive = json_is_true(json_object_get(o, "passive"));
+		return m->passive ? 0 : GET(o, "port", m->port);
+	case TSP_SEND_FLOW_LOG:
+		return GET(o, "family", m->u.log.family) ||
+			get_addr(o, "addr", m->u.log.addr,
+				 m->u.log.family != TSP_AF_INET6, err, len) ||
+			GET(o, "port", m->u.log.port) ||
+			GET(o, "log_proto", m->u.log.proto) ||
+			get_name(o, "log_name", m->u.log.name,
+				 TSP_LOG_NAME_LEN, err, len) ? -1 : 0;
+	case TSP_SEND_NAME_LOG:
+		return get_name(o, "log_name", m->u.log_name,
+				TSP_LOG_NAME_LEN, err, len);
+	default:
+		return mtg_in(o, m, err, len);
+	}
+}
