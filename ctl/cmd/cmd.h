@@ -58,6 +58,7 @@ struct table_opts {
 	uint64_t tg;		/* 0: every TG */
 	uint64_t count;		/* departures; 0: one pass of the table */
 	const char *format;	/* "csv" or "bin" */
+	bool category;		/* csv: a column of each departure's category */
 };
 
 int cmd_check(const char *file, const struct check_opts *o);
