@@ -257,6 +257,7 @@ int parse_next(struct parser *p, struct idf_tg *tg)
 	double row[IDF_BEH_CATS] = { 0 }, sum = 0;
 	bool given[IDF_BEH_CATS] = { false };
 	struct tok *t, *to, *pr;
+	bool was_bad;
 	int from, j;
 
 	(void)tg;
@@ -278,6 +279,12 @@ int parse_next(struct parser *p, struct idf_tg *tg)
 			 b->next_loc[from].line);
 		return -1;
 	}
+	/* given: a mistake in it is reported once, here */
+	b->next_loc[from].line = p->line;
+	b->next_loc[from].col = t->col;
+	b->next_loc[from].src = p->f->cur_src;
+	was_bad = b->bad;
+	b->bad = true;
 	do {
 		to = need(p, "the category that follows, then its chance");
 		if (!to)
@@ -306,9 +313,7 @@ int parse_next(struct parser *p, struct idf_tg *tg)
 		return -1;
 	}
 	memcpy(b->next[from], row, sizeof(row));
-	b->next_loc[from].line = p->line;
-	b->next_loc[from].col = t->col;
-	b->next_loc[from].src = p->f->cur_src;
+	b->bad = was_bad;
 	return 0;
 }
 
@@ -498,7 +503,7 @@ void validate_behaviours(struct idf_file *f)
 				error_loc(f, &b->cat[c].loc,
 					  "category '%s' of behaviour '%s' has no 'next' line: which category follows it?",
 					  b->cat[c].name, b->name);
-		if (f->nerrors != errors)
+		if (f->nerrors != errors || b->bad)
 			continue;
 		unreached(b, &from, &to);
 		if (from >= 0) {

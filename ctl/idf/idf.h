@@ -280,6 +280,7 @@ struct idf_behaviour {
 	char name[IDF_BEH_NAME_MAX + 1];
 	struct idf_loc loc;	/* its name on the `behaviour` line */
 	bool builtin;		/* mtgctl's own (`mmorpg`) */
+	bool bad;		/* a `next` line of it had an error (reported) */
 	unsigned int ncat;
 	struct idf_category cat[IDF_BEH_CATS];
 	double next[IDF_BEH_CATS][IDF_BEH_CATS];	/* [from][to] */
