@@ -88,6 +88,16 @@ static void json_dist_params(struct jw *j, const struct idf_tg *tg)
 	jw_obj_end(j);
 }
 
+static void json_pkts(struct jw *j, const struct idf_tg *tg)
+{
+	jw_key(j, "pkts");
+	jw_obj_begin(j);
+	jw_kstr(j, "kind", idf_pkts_name(tg->pkts));
+	jw_ku64(j, "max", tg->len_max);
+	jw_ku64(j, "min", tg->len_min);
+	jw_obj_end(j);
+}
+
 /*
  * dist behaviour: its categories, their models and the chain, exactly
  * (doubles as %.17g), for mtgsap to work the categories out again.
@@ -112,12 +122,7 @@ static void json_behaviour(struct jw *j, const struct idf_tg *tg)
 		jw_kdouble(j, "mean_gap_ns", model_typical_gap(m));
 		jw_kstr(j, "dist", idf_dist_name(m->dist));
 		json_dist_params(j, m);
-		jw_key(j, "pkts");
-		jw_obj_begin(j);
-		jw_kstr(j, "kind", idf_pkts_name(m->pkts));
-		jw_ku64(j, "max", m->len_max);
-		jw_ku64(j, "min", m->len_min);
-		jw_obj_end(j);
+		json_pkts(j, m);
 		jw_key(j, "next");
 		jw_arr_begin(j);
 		for (k = 0; k < b->ncat; k++)
@@ -195,12 +200,7 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	json_dist_params(j, tg);
 	if (tg->dist == IDF_DIST_BEHAVIOUR && tg->beh)
 		json_behaviour(j, tg);
-	jw_key(j, "pkts");
-	jw_obj_begin(j);
-	jw_kstr(j, "kind", idf_pkts_name(tg->pkts));
-	jw_ku64(j, "max", tg->len_max);
-	jw_ku64(j, "min", tg->len_min);
-	jw_obj_end(j);
+	json_pkts(j, tg);
 	if (idf_has(tg, IDF_KW_thro))
 		json_pair(j, "thro", "req", tg->thro_req, "min", tg->thro_min);
 	else
