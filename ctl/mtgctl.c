@@ -65,6 +65,8 @@ static const struct prog_option table_options[] = {
 	DEFINE_OPTION("format", OPT_STRING, struct table_opts, format,
 		      .metavar = "csv|bin",
 		      .help = "CSV (default), or 24-byte little-endian records"),
+	DEFINE_OPTION("category", OPT_BOOL, struct table_opts, category,
+		      .help = "csv: a last column, each departure's category (dist behaviour)"),
 	END_OPTIONS
 };
 

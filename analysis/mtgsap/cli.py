@@ -37,6 +37,8 @@ COMMANDS = {
     "fit": "goodness of fit of a TG's sending process; Hurst parameter",
     "plot": "figures: delay over time, CDF, PMF, windows, sending times",
     "export": "CSV, JSON, Parquet, pcapng",
+    "categories": "a behaviour TG's records by category of actions: time, "
+                  "packets, rates against the model; one recording each",
 }
 
 

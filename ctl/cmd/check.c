@@ -40,6 +40,18 @@ static void endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
 		snprintf(buf, size, "%s:%u", addr, port);
 }
 
+/* A behaviour's name and each category's share of the time. */
+static void print_behaviour(const struct idf_behaviour *b)
+{
+	unsigned int c;
+
+	printf(" %s (", b->name);
+	for (c = 0; c < b->ncat; c++)
+		printf("%s%s %.1f%%", c ? ", " : "", SHOWN(b->cat[c].name),
+		       100 * b->share[c]);
+	printf(" of the time)");
+}
+
 static void print_dist_params(const struct idf_tg *tg)
 {
 	unsigned int i, n = idf_dist_nparams(tg->dist);
@@ -56,6 +68,8 @@ static void print_dist_params(const struct idf_tg *tg)
 		printf(" %s", tg->fgn_method == IDF_FGN_RMD ? "rmd" : "exact");
 	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
 		printf(" %s", SHOWN(tg->dist_file));
+	if (tg->dist == IDF_DIST_BEHAVIOUR)
+		print_behaviour(tg->beh);
 	if (tg->dist == IDF_DIST_VOIP)
 		printf(" %s %s%s", idf_codecs[(int)tg->dist_param[0]].name,
 		       tg->dist_param[1] == 2 ? "crtp" : "rtp",

@@ -58,6 +58,7 @@ struct table_opts {
 	uint64_t tg;		/* 0: every TG */
 	uint64_t count;		/* departures; 0: one pass of the table */
 	const char *format;	/* "csv" or "bin" */
+	bool category;		/* csv: a column of each departure's category */
 };
 
 #define PROBE_SLOT_UNSET	UINT64_MAX	/* --slot not given */

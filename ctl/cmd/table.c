@@ -26,6 +26,15 @@ struct table_record {
 
 _Static_assert(sizeof(struct table_record) == 24, "table_record layout");
 
+/* Entry k's category, which tt_entry() gave last; "" for other models. */
+static const char *category(const struct idf_tg *tg, const struct tt *tt,
+			    uint64_t k)
+{
+	int c = tt_category(tt, k);
+
+	return c < 0 ? "" : tg->beh->cat[c].name;
+}
+
 static int print_table(const struct idf_tg *tg, struct tt *tt,
 		       const struct table_opts *o, bool bin, char *buf,
 		       size_t bufsize)
@@ -53,8 +62,10 @@ static int print_table(const struct idf_tg *tg, struct tt *tt,
 			memcpy(buf + used, &r, sizeof(r));
 			used += sizeof(r);
 		} else if (printf("%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				  ",%" PRIu32 "\n", tg->id, k, dep, (uint64_t)e->gap_ns,
-				  e->len) < 0) {
+				  ",%" PRIu32 "%s%s\n", tg->id, k, dep,
+				  (uint64_t)e->gap_ns, e->len,
+				  o->category ? "," : "",
+				  o->category ? category(tg, tt, k) : "") < 0) {
 			return -1;
 		}
 		dep += e->gap_ns;
@@ -80,6 +91,10 @@ int cmd_table(const char *file, const struct table_opts *o)
 		return EXIT_ERROR;
 	}
 	bin = !strcmp(o->format, "bin");
+	if (bin && o->category) {
+		pr_err("table: --category is a column of the CSV; the binary records have none\n");
+		return EXIT_ERROR;
+	}
 	if (bin && isatty(STDOUT_FILENO)) {
 		pr_err("table: --format bin writes binary records: redirect it to a file\n");
 		return EXIT_ERROR;
@@ -120,7 +135,8 @@ int cmd_table(const char *file, const struct table_opts *o)
 	if (ret)
 		goto out;
 	if (!bin)
-		printf("tg,k,departure_ns,gap_ns,len\n");
+		printf("tg,k,departure_ns,gap_ns,len%s\n",
+		       o->category ? ",category" : "");
 	for (i = 0; i < f.ntgs && !ret; i++) {
 		const struct idf_tg *tg = &f.tgs[i];
 		struct tt *tt = &tts[i];

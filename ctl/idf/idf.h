@@ -80,7 +80,10 @@
 	K(out,		"FILE")					\
 	K(passthrough,	"no|yes")				\
 	K(ctrl,		"TIME DATA")				\
-	K(keep,		"headers | payload [wrongbits] | wrongbits [payload]")
+	K(keep,		"headers | payload [wrongbits] | wrongbits [payload]") \
+	K(behaviour,	"NAME")					\
+	K(category,	"NAME MEAN [dist ...] [pkts ...] [inta ...] [thro ...]") \
+	K(next,		"FROM TO P [TO P...]")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -109,6 +112,7 @@ enum idf_dist {
 	IDF_DIST_LOGNORMAL,
 	IDF_DIST_TRACE,		/* (time, length) pairs from a file */
 	IDF_DIST_PCAP,		/* the timing of a pcap file */
+	IDF_DIST_BEHAVIOUR,	/* categories of actions, a Markov chain */
 	IDF_DIST_VOIP,		/* D-ITG's presets: gaps and lengths */
 	IDF_DIST_TELNET,
 	IDF_DIST_DNS,
@@ -161,6 +165,8 @@ struct idf_addr {
 	uint16_t port;		/* 0: none given */
 };
 
+struct idf_behaviour;
+
 /* One TG as written, globals applied. Units in the comments. */
 struct idf_tg {
 	uint32_t id;
@@ -178,6 +184,8 @@ struct idf_tg {
 	 */
 	double dist_param[IDF_DIST_PARAMS];
 	enum idf_fgn fgn_method;
+	/* dist behaviour NAME: the behaviour (idf_file.behs) */
+	const struct idf_behaviour *beh;
 	/* trace, pcap: the file, relative paths taken from the IDF's directory */
 	char dist_file[IDF_PATH_MAX + 1];
 	enum idf_pkts pkts;
@@ -253,6 +261,36 @@ struct idf_diag {
 	struct { uint32_t lo, hi; } tgs[IDF_DIAG_RANGES];	/* tgids */
 };
 
+/*
+ * A behaviour (`behaviour NAME`, then its `category` and `next` lines):
+ * categories of actions, each with its own model of the gaps and lengths,
+ * a mean time in it (exponential) and the chances of the next category.
+ */
+#define IDF_BEH_CATS		16	/* categories of a behaviour */
+#define IDF_BEH_NAME_MAX	31
+
+struct idf_category {
+	char name[IDF_BEH_NAME_MAX + 1];
+	uint64_t mean;		/* ns: mean time in the category */
+	struct idf_tg model;	/* dist, pkts, inta, thro as on its line */
+	struct idf_loc loc;	/* its name on the `category` line */
+};
+
+struct idf_behaviour {
+	char name[IDF_BEH_NAME_MAX + 1];
+	struct idf_loc loc;	/* its name on the `behaviour` line */
+	bool builtin;		/* mtgctl's own (`mmorpg`) */
+	bool bad;		/* a `next` line of it had an error (reported) */
+	unsigned int ncat;
+	struct idf_category cat[IDF_BEH_CATS];
+	double next[IDF_BEH_CATS][IDF_BEH_CATS];	/* [from][to] */
+	struct idf_loc next_loc[IDF_BEH_CATS];	/* a row's `next`; line 0: none */
+	/* worked out by idf_validate(): the shares of the categories */
+	double visits[IDF_BEH_CATS];	/* of the changes (the chain's) */
+	double share[IDF_BEH_CATS];	/* of the time */
+	bool valid;
+};
+
 struct idf_file {
 	char *name;		/* as given on the command line */
 	char *text;		/* the whole file, as read */
@@ -271,6 +309,8 @@ struct idf_file {
 	bool passthrough;	/* `passthrough yes` */
 	struct idf_ctrl *ctrls;	/* `ctrl`, in the order given */
 	size_t nctrls;
+	struct idf_behaviour **behs;	/* `behaviour`, in the order given */
+	size_t nbehs;
 	struct idf_tg *tgs;
 	size_t ntgs;
 	size_t cap;

@@ -56,7 +56,10 @@ int parse_voip(struct parser *p, struct idf_tg *tg)
 
 int parse_dist(struct parser *p, struct idf_tg *tg)
 {
-	struct tok *t = need(p, WHAT_DIST);
+	/* the model `behaviour` is also the keyword that defines one */
+	struct tok *t = p->pos < p->ntok &&
+		!strcmp(p->toks[p->pos].s, "behaviour") ?
+		&p->toks[p->pos++] : need(p, WHAT_DIST);
 	const struct model *m;
 	unsigned int i;
 	int d;
@@ -74,6 +77,8 @@ int parse_dist(struct parser *p, struct idf_tg *tg)
 			return -1;
 	}
 	if (d == IDF_DIST_VOIP && parse_voip(p, tg))
+		return -1;
+	if (d == IDF_DIST_BEHAVIOUR && dist_behaviour(p, tg))
 		return -1;
 	for (i = 0; i < m->nparam; i++) {
 		char what[128];

@@ -37,6 +37,8 @@ const struct model models[IDF_DIST_COUNT] = {
 	/* the FILE argument is parsed by parse_dist() */
 	[IDF_DIST_TRACE] = { "trace", "file", "FILE", 0, 0 },
 	[IDF_DIST_PCAP] = { "pcap", NULL, "FILE", 0, 0 },
+	/* the NAME is parsed by parse_dist() */
+	[IDF_DIST_BEHAVIOUR] = { "behaviour", NULL, "NAME", 0, 0 },
 	/* D-ITG's presets; voip's words are parsed by parse_dist() */
 	[IDF_DIST_VOIP] = { "voip", NULL, "CODEC [rtp|crtp] [vad]", 0, 0 },
 	[IDF_DIST_TELNET] = { "telnet", NULL, "", 0, 0 },
@@ -118,7 +120,8 @@ bool idf_dist_sets_gaps(enum idf_dist d)
 
 bool idf_dist_sets_lengths(enum idf_dist d)
 {
-	return d == IDF_DIST_TRACE || d >= IDF_DIST_VOIP;
+	return d == IDF_DIST_TRACE || d == IDF_DIST_BEHAVIOUR ||
+		d >= IDF_DIST_VOIP;
 }
 
 const char *idf_rng_name(int rng)

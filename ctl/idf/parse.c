@@ -130,6 +130,7 @@ int parse_line(struct parser *p)
 
 	p->pos = 0;
 	p->line_kw = false;
+	p->cat = NULL;
 	while (p->pos < p->ntok) {
 		struct tok *t = &p->toks[p->pos++];
 		struct idf_tg *tg;
@@ -141,6 +142,7 @@ int parse_line(struct parser *p)
 
 			/* need() names the keyword being read: this one */
 			p->last_kw = IDF_KW_tgid;
+			p->cat = NULL;
 			if (p->range_line && (p->line != p->range_line ||
 					      p->pos != 1)) {
 				error_at(f, p->line, t->col,
@@ -186,6 +188,19 @@ int parse_line(struct parser *p)
 		tg = current(p);
 		p->last_kw = (enum idf_kw)k;
 		p->line_kw = true;
+		if (p->cat) {
+			/* the rest of a `category` line: its model's groups */
+			if (category_group(p, k, t))
+				resync(p);
+			continue;
+		}
+		if (k == IDF_KW_behaviour || k == IDF_KW_category ||
+		    k == IDF_KW_next) {
+			/* a behaviour's definition, not a setting of the section */
+			if (parsers[k](p, tg))
+				resync(p);
+			continue;
+		}
 		if (k == IDF_KW_include && p->range_line) {
 			error_at(f, p->line, t->col,
 				 "'include' inside the range of line %u: include the file before the range, or write the range in it",
@@ -367,6 +382,20 @@ int idf_parse(struct idf_file *f, FILE *in)
 	defaults(&f->globals);
 	f->cur_src = 0;
 	err = parse_stream(&p, in);
+	free(p.toks);
+	return err;
+}
+
+int parse_text(struct parser *up, const char *text)
+{
+	struct parser p = { .f = up->f, .cur = -1, .src = up->src, .up = up };
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int err;
+
+	if (!in)
+		return -errno;
+	err = parse_stream(&p, in);
+	fclose(in);
 	free(p.toks);
 	return err;
 }
@@ -586,6 +615,9 @@ void idf_free(struct idf_file *f)
 		free(f->includes[i].text);
 	}
 	free(f->includes);
+	for (i = 0; i < f->nbehs; i++)
+		free(f->behs[i]);
+	free(f->behs);
 	free(f->tgs);
 	free(f->id_slots);
 	free(f->name);

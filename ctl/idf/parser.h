@@ -32,6 +32,10 @@ struct parser {
 	/* while a `tgid LO-HI` range's lines are read for each TG in it */
 	uint32_t range_lo, range_hi;
 	unsigned int range_line;	/* the range's `tgid` line; 0: none */
+	/* the behaviour being defined; the category whose line is read */
+	struct idf_behaviour *beh;
+	struct idf_category *cat;
+	uint64_t cat_own;	/* keywords given on the category's line */
 };
 
 typedef int (*kw_parse_fn)(struct parser *p, struct idf_tg *tg);
@@ -51,7 +55,7 @@ IDF_KEYWORDS(IDF_KW_PROTO)
 #define WHAT_BYTE	"a number from 0 to 255"
 
 #define WHAT_DIST \
-	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap) or a D-ITG preset (voip, telnet, dns, quake3, csa, csi)"
+	"a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap, behaviour) or a D-ITG preset (voip, telnet, dns, quake3, csa, csi)"
 
 #define WHAT_DATA \
 	"the message: \"TEXT\" (escapes \\n \\t \\xHH ...), hex:HEX or a word"
@@ -120,6 +124,15 @@ int range_read(struct parser *p, struct range *r);
 void range_free(struct range *r);
 int no_templates(struct parser *p);
 void given_in_error(struct parser *p, int k);
+
+/* Text of mtgctl's own (a built-in behaviour), read as globals (parse.c). */
+int parse_text(struct parser *up, const char *text);
+
+/* Behaviours (behaviour.c). */
+int category_group(struct parser *p, int k, const struct tok *t);
+int dist_behaviour(struct parser *p, struct idf_tg *tg);
+void validate_behaviours(struct idf_file *f);
+void validate_behaviour_tg(struct idf_file *f, struct idf_tg *tg);
 
 /* Diagnostics (diag.c). */
 __attribute__((format(printf, 4, 5)))

@@ -212,9 +212,12 @@ int idf_validate(struct idf_file *f)
 
 	if (!f->ntgs && !f->nerrors)
 		error_at(f, 0, 0, "no 'tgid': the file describes no traffic generator");
+	validate_behaviours(f);
 	for (i = 0; i < f->ntgs; i++)
-		if (!(f->tgs[i].bad & (IDF_KW_BIT(IDF_KW_tgid))))
+		if (!(f->tgs[i].bad & (IDF_KW_BIT(IDF_KW_tgid)))) {
 			validate_tg(f, &f->tgs[i]);
+			validate_behaviour_tg(f, &f->tgs[i]);
+		}
 	sort_diags(f);
 	return f->nerrors ? -1 : 0;
 }

@@ -538,15 +538,30 @@ void model_next(struct model_gen *g, struct mtg_tt_entry *e)
 int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 	       size_t size)
 {
+	gsl_rng *rng = rng_new(tg->rng, idf_seed(tg));
+
+	if (!rng) {
+		memset(g, 0, sizeof(*g));
+		snprintf(err, size, "out of memory for the generator");
+		return -1;
+	}
+	if (model_init_on(g, tg, rng, err, size)) {
+		gsl_rng_free(rng);
+		return -1;
+	}
+	g->rng_shared = false;
+	return 0;
+}
+
+int model_init_on(struct model_gen *g, const struct idf_tg *tg, gsl_rng *rng,
+		  char *err, size_t size)
+{
 	int ret = 0;
 
 	memset(g, 0, sizeof(*g));
 	g->tg = tg;
-	g->rng = rng_new(tg->rng, idf_seed(tg));
-	if (!g->rng) {
-		snprintf(err, size, "out of memory for the generator");
-		return -1;
-	}
+	g->rng = rng;
+	g->rng_shared = true;
 	g->mean_gap = gap_ns(gap_asked(tg));
 	fixed_init(g);
 	switch (tg->dist) {
@@ -588,7 +603,7 @@ int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 
 void model_free(struct model_gen *g)
 {
-	if (g->rng)
+	if (g->rng && !g->rng_shared)
 		gsl_rng_free(g->rng);
 	free(g->fgn_sqrt_eig);
 	free(g->fgn_work);

@@ -10,6 +10,7 @@
 #ifndef MTGCTL_MODELS_H
 #define MTGCTL_MODELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@
 struct model_gen {
 	const struct idf_tg *tg;
 	gsl_rng *rng;
+	bool rng_shared;	/* a behaviour's category: the TG's, not freed */
 	double mean_gap;	/* ns: from thro or inta */
 	uint64_t fix_num, fix_den;	/* a fixed rate's gap, ns: num / den */
 	uint64_t k;		/* entries given */
@@ -66,6 +68,9 @@ struct model_gen {
 /* 0, or -1 with a message in err. */
 int model_init(struct model_gen *g, const struct idf_tg *tg, char *err,
 	       size_t size);
+/* The same on a generator of another's, which model_free() leaves. */
+int model_init_on(struct model_gen *g, const struct idf_tg *tg, gsl_rng *rng,
+		  char *err, size_t size);
 void model_next(struct model_gen *g, struct mtg_tt_entry *e);
 void model_free(struct model_gen *g);
 

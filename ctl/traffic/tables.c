@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traffic/behave.h"
 #include "traffic/gap.h"
 #include "traffic/models.h"
 #include "traffic/tables.h"
@@ -80,6 +81,13 @@ static int tt_build_fixed(const struct idf_tg *tg, struct tt *tt, char *err,
 	return 0;
 }
 
+double tt_typical_gap(const struct idf_tg *tg)
+{
+	if (tg->dist == IDF_DIST_BEHAVIOUR)
+		return beh_typical_gap(tg);
+	return model_typical_gap(tg);
+}
+
 size_t tt_len_for(const struct idf_tg *tg)
 {
 	double n, span = (double)TT_LOOP_SECONDS * 1e9;
@@ -88,7 +96,7 @@ size_t tt_len_for(const struct idf_tg *tg)
 		n = (double)tg->count;
 	else
 		n = (tg->duration ? (double)tg->duration : span) /
-			model_typical_gap(tg) + 1;
+			tt_typical_gap(tg) + 1;
 	if (!tg->count && n < TT_LEN_MIN)
 		n = TT_LEN_MIN;
 	return n > TT_LEN_MAX ? TT_LEN_MAX : (size_t)ceil(n);
@@ -98,6 +106,8 @@ bool tt_streams(const struct idf_tg *tg)
 {
 	double loop = (double)tt_len_for(tg), expected;
 
+	if (tg->dist == IDF_DIST_BEHAVIOUR)
+		return true;	/* the categories never repeat */
 	if (idf_has(tg, IDF_KW_table))
 		return tg->table == IDF_TABLE_STREAM;
 	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
@@ -108,7 +118,7 @@ bool tt_streams(const struct idf_tg *tg)
 	if (tg->count)
 		expected = (double)tg->count;
 	else if (tg->duration)
-		expected = (double)tg->duration / model_typical_gap(tg);
+		expected = (double)tg->duration / tt_typical_gap(tg);
 	else
 		return true;
 	return expected > loop;
@@ -116,7 +126,7 @@ bool tt_streams(const struct idf_tg *tg)
 
 static size_t tt_lookahead(const struct idf_tg *tg)
 {
-	double n = TT_LOOKAHEAD_SECONDS * 1e9 / model_typical_gap(tg);
+	double n = TT_LOOKAHEAD_SECONDS * 1e9 / tt_typical_gap(tg);
 
 	if (n < TT_LEN_MIN)
 		return TT_LEN_MIN;
@@ -168,8 +178,63 @@ static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 	return 0;
 }
 
+/*
+ * dist behaviour: always a stream (the categories never repeat), its
+ * entries' categories beside them.
+ */
+static int tt_build_behaviour(const struct idf_tg *tg, struct tt *tt,
+			      char *err, size_t size)
+{
+	struct beh_gen *s = calloc(1, sizeof(*s));
+	size_t k;
+
+	if (!s) {
+		snprintf(err, size, "out of memory for the generator");
+		return -1;
+	}
+	if (beh_init(s, tg, err, size)) {
+		free(s);
+		return -1;
+	}
+	tt->stream = true;
+	tt->beh = s;
+	if (tt_alloc(tt, tt_lookahead(tg), err, size)) {
+		tt_free(tt);
+		return -1;
+	}
+	tt->cats = malloc(tt->len);
+	if (!tt->cats) {
+		snprintf(err, size, "out of memory for a %zu-entry table",
+			 tt->len);
+		tt_free(tt);
+		return -1;
+	}
+	for (k = 0; k < tt->len; k++) {
+		beh_next(s, &tt->entries[k]);
+		tt->period_ns += tt->entries[k].gap_ns;
+		tt->cats[k] = (uint8_t)s->last_cat;
+	}
+	tt->clipped = beh_clipped(s);
+	tt->first_ns = s->first_ns;
+	return 0;
+}
+
+int tt_category(const struct tt *tt, uint64_t k)
+{
+	if (!tt->cats)
+		return -1;
+	if (k < tt->len)
+		return tt->cats[k];
+	return (int)tt->beh->last_cat;
+}
+
 void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e)
 {
+	if (tt->beh && k >= tt->len) {
+		beh_next(tt->beh, e);
+		tt->clipped = beh_clipped(tt->beh);
+		return;
+	}
 	if (!tt->stream || k < tt->len) {
 		*e = tt->entries[k % tt->len];
 		return;
@@ -182,6 +247,8 @@ void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e)
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
 {
 	memset(tt, 0, sizeof(*tt));
+	if (tg->dist == IDF_DIST_BEHAVIOUR)
+		return tt_build_behaviour(tg, tt, err, size);
 	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
 	    !tg->jitter && tg->time != IDF_TIME_POISSON && !tt_streams(tg))
 		return tt_build_fixed(tg, tt, err, size);
@@ -194,6 +261,11 @@ void tt_free(struct tt *tt)
 		model_free(tt->gen);
 		free(tt->gen);
 	}
+	if (tt->beh) {
+		beh_free(tt->beh);
+		free(tt->beh);
+	}
 	free(tt->entries);
+	free(tt->cats);
 	memset(tt, 0, sizeof(*tt));
 }

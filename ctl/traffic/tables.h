@@ -30,12 +30,14 @@
 #define TT_STREAM_FILE	(1U << 16)
 
 struct model_gen;
+struct beh_gen;
 
 struct tt {
 	struct mtg_tt_entry *entries;
 	size_t len;		/* entries */
 	bool stream;		/* refilled while running; else it loops */
 	struct model_gen *gen;	/* stream: draws the entries after the first len */
+	struct beh_gen *beh;	/* the same, for dist behaviour */
 	uint64_t period_ns;	/* sum of the gaps: one pass of the table */
 	uint64_t mean_num;	/* the mean gap asked for, ns: num / den */
 	uint64_t mean_den;
@@ -44,7 +46,11 @@ struct tt {
 	uint64_t negative;	/* fgn slots whose count was cut to 0 */
 	uint64_t first_ns;	/* the first departure after the TG's start */
 	uint64_t backwards;	/* pcap: timestamps going back (gaps of 0) */
+	uint8_t *cats;		/* dist behaviour: each entry's category */
 };
+
+/* A typical gap of the TG's model, ns (models.h; behave.h). */
+double tt_typical_gap(const struct idf_tg *tg);
 
 /* The entries of a random model's table. */
 size_t tt_len_for(const struct idf_tg *tg);
@@ -58,6 +64,12 @@ bool tt_streams(const struct idf_tg *tg);
  * then draws new ones.
  */
 void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e);
+
+/*
+ * dist behaviour: the category of entry k, the one tt_entry() gave last
+ * (-1 for the other models).
+ */
+int tt_category(const struct tt *tt, uint64_t k);
 
 /* 0, or -1 with a message in err (out of memory). */
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size);

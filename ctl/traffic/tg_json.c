@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "traffic/behave.h"
 #include "traffic/gap.h"
+#include "traffic/models.h"
 #include "traffic/tg_json.h"
 
 static void json_addr(struct jw *j, const char *key, const struct idf_addr *a,
@@ -86,6 +88,54 @@ static void json_dist_params(struct jw *j, const struct idf_tg *tg)
 	jw_obj_end(j);
 }
 
+static void json_pkts(struct jw *j, const struct idf_tg *tg)
+{
+	jw_key(j, "pkts");
+	jw_obj_begin(j);
+	jw_kstr(j, "kind", idf_pkts_name(tg->pkts));
+	jw_ku64(j, "max", tg->len_max);
+	jw_ku64(j, "min", tg->len_min);
+	jw_obj_end(j);
+}
+
+/*
+ * dist behaviour: its categories, their models and the chain, exactly
+ * (doubles as %.17g), for mtgsap to work the categories out again.
+ */
+static void json_behaviour(struct jw *j, const struct idf_tg *tg)
+{
+	const struct idf_behaviour *b = tg->beh;
+	unsigned int c, k;
+
+	jw_key(j, "behaviour");
+	jw_obj_begin(j);
+	jw_kstr(j, "name", b->name);
+	jw_key(j, "categories");
+	jw_arr_begin(j);
+	for (c = 0; c < b->ncat; c++) {
+		const struct idf_tg *m = &b->cat[c].model;
+
+		jw_obj_begin(j);
+		jw_kstr(j, "name", b->cat[c].name);
+		jw_ku64(j, "mean_ns", b->cat[c].mean);
+		jw_kdouble(j, "share", b->share[c]);
+		jw_kdouble(j, "mean_gap_ns", model_typical_gap(m));
+		jw_kstr(j, "dist", idf_dist_name(m->dist));
+		json_dist_params(j, m);
+		json_pkts(j, m);
+		jw_key(j, "next");
+		jw_arr_begin(j);
+		for (k = 0; k < b->ncat; k++)
+			jw_double(j, b->next[c][k]);
+		jw_arr_end(j);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	/* the categories' Lehmer stream: the TG's seed, BEH_JUMP steps on */
+	jw_ku64(j, "chain_seed", beh_chain_seed(idf_seed(tg)));
+	jw_obj_end(j);
+}
+
 static void json_table(struct jw *j, const struct tt *tt, bool entries)
 {
 	size_t i;
@@ -148,12 +198,9 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	jw_ku64(j, "ttl", tg->ttl);
 	jw_kstr(j, "dist", idf_dist_name(tg->dist));
 	json_dist_params(j, tg);
-	jw_key(j, "pkts");
-	jw_obj_begin(j);
-	jw_kstr(j, "kind", idf_pkts_name(tg->pkts));
-	jw_ku64(j, "max", tg->len_max);
-	jw_ku64(j, "min", tg->len_min);
-	jw_obj_end(j);
+	if (tg->dist == IDF_DIST_BEHAVIOUR && tg->beh)
+		json_behaviour(j, tg);
+	json_pkts(j, tg);
 	if (idf_has(tg, IDF_KW_thro))
 		json_pair(j, "thro", "req", tg->thro_req, "min", tg->thro_min);
 	else

@@ -76,6 +76,8 @@ def test_the_keyword_being_read(mtgctl, tmp_path, text, message):
 
 # Keywords that only go in a TG's section (elsewhere that is the error).
 TG_ONLY = {"ctrl"}
+# Keywords that only go in a behaviour's definition.
+BEHAVIOUR_ONLY = {"category", "next"}
 
 
 @pytest.mark.parametrize("kw", keywords())
@@ -87,6 +89,8 @@ def test_every_keyword_names_itself(mtgctl, tmp_path, kw):
     if kw in TG_ONLY:
         head, n = BASE, 2
         line = "tgid 1 pkts 200 inta 1 " + line
+    if kw in BEHAVIOUR_ONLY:
+        head, n = "behaviour b\ncategory c 1s pkts 200 inta 1\n", 3
     first = errors(mtgctl, tmp_path, head + line + "\n")[0]
     assert first.startswith(f"t.idf:{n}:{len(line) + 2}: error: '{kw}' "
                             f"expects ")

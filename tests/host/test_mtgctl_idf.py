@@ -260,7 +260,7 @@ ERRORS = [
     (BASE + "tgid 1 pkts 200 dist trace\n",
      "t.idf:2:28: error: 'dist' expects a file name, got end of line"),
     (BASE + "tgid 1 pkts 200 inta 1 dist zipf\n",
-     "t.idf:2:29: error: 'dist' expects a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap) or a D-ITG preset (voip, telnet, dns, quake3, csa, csi), got 'zipf'"),
+     "t.idf:2:29: error: 'dist' expects a model (fixed, uniform, exponential, mmpp, voice, fgn, pareto, cauchy, normal, gamma, weibull, lognormal, trace, pcap, behaviour) or a D-ITG preset (voip, telnet, dns, quake3, csa, csi), got 'zipf'"),
     (BASE + "tgid 1 pkts 200 inta 1 dist pareto 1.5\n",
      "t.idf:2:40: error: 'dist' expects pareto's SCALE, a time above 0 (ms, or a unit: ns, us, ms, s), got end of line"),
     (BASE + "tgid 1 pkts 200 inta 1 dist pareto -1 1ms\n",
