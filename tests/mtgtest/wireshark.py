@@ -129,14 +129,31 @@ def value(field, text):
     return int(text, 0)
 
 
-def check_fields(pcap, frames, *args):
-    """Frame by frame: an MTG frame of the wire decoder is dissected as
-    MTG, every field equal to what the decoder reads; any other frame has
-    no MTG in it; no frame met a Lua error. The dissections."""
+# What the wire decoder may find wrong in a frame that Wireshark then
+# dissects down to the same UDP payload: damage inside a checksum's reach.
+# Damage to the frame's structure (a length, a fragment offset, a protocol
+# number: netem corrupts anywhere) sends the two decoders different ways.
+SAME_PATH_ERRORS = ("bad IPv4 header checksum", "bad UDP checksum",
+                    "bad MTG header CRC", "MTG header version",
+                    "MTG frame without UDP checksum",
+                    "UDP over IPv6 without checksum")
+
+
+def comparable(f):
+    return all(e.startswith(SAME_PATH_ERRORS) for e in f.errors)
+
+
+def check_fields(pcap, frames, *args, skip=()):
+    """Frame by frame (but the numbers in skip): an MTG frame of the wire
+    decoder is dissected as MTG, every field equal to what the decoder
+    reads; any other frame has no MTG in it. No frame met a Lua error.
+    The dissections."""
     rows = dissect(pcap, *args)
     assert len(rows) == len(frames)
     for i, (row, f) in enumerate(zip(rows, frames), 1):
         assert "_ws.lua.error" not in row, (i, row["_ws.lua.error"])
+        if i in skip:
+            continue
         protos = row["frame.protocols"].split(":")
         if f.mtg is None:
             assert "mtg" not in protos and \
@@ -160,11 +177,12 @@ def numbers(frames, pred):
     return [i for i, f in enumerate(frames, 1) if f.mtg and pred(f)]
 
 
-def check_filters(pcap, frames):
+def check_filters(pcap, frames, skip=()):
     """mtg.tg == N for every TG, mtg.run == 0x... for every run, mtg.seq
     (present; equal to a value; in a range), mtg.flags.ctrl == 1 and the
     expert items of a bad CRC, a bad or absent UDP checksum select exactly
-    the frames the wire decoder selects. The filters it tried."""
+    the frames the wire decoder selects (but the numbers in skip). The
+    filters it tried, with the frames they selected."""
     mtg = [f for f in frames if f.mtg]
     assert mtg, "no MTG frame to filter"
     tried = {"mtg": numbers(frames, lambda f: True),
@@ -188,5 +206,6 @@ def check_filters(pcap, frames):
     tried[f"mtg.seq >= {mid} && mtg.seq < {mid + 5}"] = \
         numbers(frames, lambda f: mid <= f.mtg.seq < mid + 5)
     for flt, want in tried.items():
-        assert selected(pcap, flt) == want, flt
+        got = [i for i in selected(pcap, flt) if i not in skip]
+        assert got == [i for i in want if i not in skip], flt
     return tried
