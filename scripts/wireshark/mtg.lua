@@ -22,7 +22,7 @@ local HDR_LEN = 88
 local CRC_LEN = 44              -- bytes the CRC covers
 local IPPROTO_UDP = 17
 
-local F_CTRL = 0x01
+local F_CTRL = 0x01            -- MTG_HDR_F_CTRL
 
 local mtg = Proto("mtg", "MTG traffic generator")
 
@@ -257,6 +257,21 @@ local function cut_short(t, tvb)
 	t:add(pf.payload, tvb(tvb:captured_len() + 1))
 end
 
+-- The flag bits (MTG_HDR_F_*): mask, name after mtg.flags' value, field.
+local flag_bits = {
+	{ mask = 0x01, name = "ctrl", field = pf.flag_ctrl },
+	{ mask = 0x02, name = "keep_payload", field = pf.flag_keep_payload },
+	{ mask = 0x04, name = "keep_bits", field = pf.flag_keep_bits },
+}
+
+-- A field whose value this version of the header fixes: flagged if not.
+local function add_fixed(t, tvb, field, off, len, want)
+	local item = t:add(field, tvb(off, len))
+	if tvb(off, len):uint() ~= want then
+		item:add_proto_expert_info(ex.version)
+	end
+end
+
 local function dissect(tvb, pinfo, tree)
 	local n = tvb:reported_len()
 	pinfo.cols.protocol = "MTG"
@@ -282,37 +297,23 @@ local function dissect(tvb, pinfo, tree)
 	end
 	-- A capture cut short: the fields whose bytes are there.
 	local function has(off, len) return off + len <= cap end
-	if has(4, 1) then
-		local vi = t:add(pf.version, tvb(4, 1))
-		if tvb(4, 1):uint() ~= VERSION then
-			vi:add_proto_expert_info(ex.version)
-		end
-	end
+	if has(4, 1) then add_fixed(t, tvb, pf.version, 4, 1, VERSION) end
 	local flags = has(5, 1) and tvb(5, 1):uint() or 0
 	if has(5, 1) then
 		local fi = t:add(pf.flags, tvb(5, 1))
 		local names = {}
-		if bit32.band(flags, 0x01) ~= 0 then names[#names + 1] = "ctrl" end
-		if bit32.band(flags, 0x02) ~= 0 then
-			names[#names + 1] = "keep_payload"
-		end
-		if bit32.band(flags, 0x04) ~= 0 then
-			names[#names + 1] = "keep_bits"
+		for _, f in ipairs(flag_bits) do
+			if bit32.band(flags, f.mask) ~= 0 then
+				names[#names + 1] = f.name
+			end
+			fi:add(f.field, tvb(5, 1))
 		end
 		if #names > 0 then
 			fi:append_text(" (" .. table.concat(names, ", ") .. ")")
 		end
-		fi:add(pf.flag_ctrl, tvb(5, 1))
-		fi:add(pf.flag_keep_payload, tvb(5, 1))
-		fi:add(pf.flag_keep_bits, tvb(5, 1))
 		fi:add(pf.flag_reserved, tvb(5, 1))
 	end
-	if has(6, 2) then
-		local li = t:add(pf.hdr_len, tvb(6, 2))
-		if tvb(6, 2):uint() ~= HDR_LEN then
-			li:add_proto_expert_info(ex.version)
-		end
-	end
+	if has(6, 2) then add_fixed(t, tvb, pf.hdr_len, 6, 2, HDR_LEN) end
 	if has(8, 4) then
 		t:add(pf.run, tvb(8, 4)):append_text(string.format(
 			" (0x%08x)", tvb(8, 4):uint()))

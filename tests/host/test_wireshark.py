@@ -94,6 +94,8 @@ def capture(tmp_path_factory):
                                  tx_ns=h.sched_ns - 5)))
     add("keep_bits", frame(4, header(RUNS[0], 2, 9, rng,
                                      flags=abi.HDR_F_KEEP_BITS | 0x80)))
+    add("version2", frame(6, header(RUNS[1], 1, 17, rng, version=2)))
+    add("hdr_len", frame(4, header(RUNS[1], 1, 18, rng, hdr_len=96)))
     # A byte inside the CRC changed after the CRC was made, the UDP
     # checksum then computed over it: only the header CRC is wrong.
     h = header(RUNS[0], 1, 10, rng)
@@ -161,6 +163,7 @@ def test_filters_select_what_the_wire_decoder_selects(capture):
     assert tried["mtg.udp_checksum.bad"] == \
         [sp["bad_udp6"], sp["bad_udp4"], sp["no_udp6"]]
     assert tried["mtg.udp_checksum.absent"] == [sp["no_udp4"]]
+    assert tried["mtg.version.unknown"] == [sp["version2"], sp["hdr_len"]]
     assert len(tried["mtg.tg == 2"]) > 5
     assert len(tried[f"mtg.run == {RUNS[1]:#x}"]) > 5
 

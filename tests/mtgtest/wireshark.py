@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import tempfile
 
-from mtgwitness import wire
+from mtgwitness import abi, wire
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "scripts" / "wireshark" / "mtg.lua"
@@ -180,7 +180,8 @@ def numbers(frames, pred):
 def check_filters(pcap, frames, skip=()):
     """mtg.tg == N for every TG, mtg.run == 0x... for every run, mtg.seq
     (present; equal to a value; in a range), mtg.flags.ctrl == 1 and the
-    expert items of a bad CRC, a bad or absent UDP checksum select exactly
+    expert items of a bad CRC, a bad or absent UDP checksum, an unknown
+    version or length select exactly
     the frames the wire decoder selects (but the numbers in skip). The
     filters it tried, with the frames they selected."""
     mtg = [f for f in frames if f.mtg]
@@ -194,7 +195,10 @@ def check_filters(pcap, frames, skip=()):
              "mtg.udp_checksum.bad":
              numbers(frames, lambda f: _udp_status(f) in (BAD, ILLEGAL)),
              "mtg.udp_checksum.absent":
-             numbers(frames, lambda f: _udp_status(f) == NOT_PRESENT)}
+             numbers(frames, lambda f: _udp_status(f) == NOT_PRESENT),
+             "mtg.version.unknown":
+             numbers(frames, lambda f: (f.mtg.version, f.mtg.hdr_len) !=
+                     (abi.HDR_VERSION, abi.HDR_LEN))}
     for tg in sorted({f.mtg.tg_id for f in mtg}):
         tried[f"mtg.tg == {tg}"] = numbers(frames, lambda f: f.mtg.tg_id == tg)
     for run in sorted({f.mtg.run_id for f in mtg}):
