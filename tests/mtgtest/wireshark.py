@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tshark with mtg's dissector (scripts/wireshark/mtg.lua) against the wire
+decoder the tests trust (scripts/mtgwitness/wire.py): every field of every
+frame, and the frames display filters select. Shared by
+tests/host/test_wireshark.py (hand-made pcaps) and tests/vm/test_wireshark.py
+(captures of real runs)."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+from mtgwitness import abi, wire
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "scripts" / "wireshark" / "mtg.lua"
+TSHARK = shutil.which("tshark")
+
+# Checksum status as the dissector gives it (Wireshark's own values).
+BAD, GOOD, UNVERIFIED, NOT_PRESENT, ILLEGAL = 0, 1, 2, 3, 4
+
+
+def _udp_segment(f):
+    return (f.sport.to_bytes(2, "big") + f.dport.to_bytes(2, "big") +
+            f.udp_len.to_bytes(2, "big") + f.udp_csum.to_bytes(2, "big") +
+            f.payload)
+
+
+def _udp_status(f):
+    if f.udp_csum == 0:
+        return NOT_PRESENT if f.ip_version == 4 else ILLEGAL
+    return BAD if "bad UDP checksum" in f.errors else GOOD
+
+
+def expected(f):
+    """What each dissector field must show for frame f (a wire.Frame with
+    an MTG header, whole): {field: int or bytes}; a field missing from the
+    dict must be missing from the dissection."""
+    h = f.mtg
+    out = {
+        "mtg.magic": h.magic, "mtg.version": h.version, "mtg.flags": h.flags,
+        "mtg.flags.ctrl": h.flags & 1, "mtg.flags.keep_payload":
+        h.flags >> 1 & 1, "mtg.flags.keep_bits": h.flags >> 2 & 1,
+        "mtg.flags.reserved": h.flags >> 3, "mtg.hdr_len": h.hdr_len,
+        "mtg.run": h.run_id, "mtg.tg": h.tg_id, "mtg.seq": h.seq,
+        "mtg.sched": h.sched_ns, "mtg.nut": h.nut,
+        "mtg.patt.kind": h.patt_kind, "mtg.patt.value": h.patt_value,
+        "mtg.patt.seed": h.patt_seed, "mtg.crc": h.crc,
+        "mtg.crc.computed": wire.crc32c(h.raw[:44]),
+        "mtg.crc.status": GOOD if h.crc_ok else BAD, "mtg.tx": h.tx_ns,
+        "mtg.udp_checksum.status": _udp_status(f),
+    }
+    for i, tp in enumerate(h.tp_ns):
+        out[f"mtg.tp{i}"] = tp
+    if h.tx_ns:
+        # TX minus scheduled, as a signed 64-bit number.
+        out["mtg.late"] = (h.tx_ns - h.sched_ns + (1 << 63)) % (1 << 64) \
+            - (1 << 63)
+    if out["mtg.udp_checksum.status"] != NOT_PRESENT:
+        out["mtg.udp_checksum.computed"] = wire.udp_checksum(
+            f.src.packed, f.dst.packed, _udp_segment(f))
+    if f.body:
+        out["mtg.ctrl.data" if h.ctrl else "mtg.payload"] = f.body
+    return out
+
+
+# Every field of the dissector (Documentation/wireshark.rst lists them).
+FIELDS = ("mtg.magic", "mtg.version", "mtg.flags", "mtg.flags.ctrl",
+          "mtg.flags.keep_payload", "mtg.flags.keep_bits",
+          "mtg.flags.reserved", "mtg.hdr_len", "mtg.run", "mtg.tg", "mtg.seq",
+          "mtg.sched", "mtg.nut", "mtg.patt.kind", "mtg.patt.value",
+          "mtg.patt.seed", "mtg.crc", "mtg.crc.computed", "mtg.crc.status",
+          "mtg.tx", "mtg.late", "mtg.tp0", "mtg.tp1", "mtg.tp2", "mtg.tp3",
+          "mtg.udp_checksum.computed", "mtg.udp_checksum.status",
+          "mtg.ctrl.data", "mtg.payload")
+
+
+class TsharkError(AssertionError):
+    pass
+
+
+def tshark(pcap, *args):
+    """tshark -r pcap with the plugin and args; its standard output. The
+    user's own Wireshark configuration (a copy of the plugin in a plugin
+    folder, preferences) is kept out: HOME is an empty folder."""
+    if TSHARK is None:
+        raise TsharkError("tshark not found: run 'make deps'")
+    with tempfile.TemporaryDirectory(prefix="mtg-tshark-") as home:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("XDG_", "WIRESHARK_"))}
+        env["HOME"] = home
+        res = subprocess.run([TSHARK, "-n", "-X", f"lua_script:{PLUGIN}",
+                              "-r", str(pcap), *args], env=env,
+                             capture_output=True, text=True, timeout=600)
+    if res.returncode != 0 or "Lua" in res.stderr:
+        raise TsharkError(f"tshark {' '.join(args)}: exit "
+                          f"{res.returncode}\n{res.stderr}")
+    return res.stdout
+
+
+def dissect(pcap, *args):
+    """Every frame's dissection: [{field: str}], the fields it has (an
+    occurrence each: a field twice in a frame is an error)."""
+    names = ["frame.number", "frame.protocols", "_ws.lua.error", "_ws.short",
+             *FIELDS]
+    cmd = ["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
+           "-E", "aggregator=\x01", *args]
+    for n in names:
+        cmd += ["-e", n]
+    out = []
+    for line in tshark(pcap, *cmd).splitlines():
+        values = line.split("\t")
+        assert len(values) == len(names), line
+        row = {n: v for n, v in zip(names, values) if v != ""}
+        twice = [n for n, v in row.items() if "\x01" in v]
+        assert not twice, f"frame {row['frame.number']}: twice: {twice}"
+        assert int(row["frame.number"]) == len(out) + 1
+        out.append(row)
+    return out
+
+
+def value(field, text):
+    """A dissected field's text as expected() gives it."""
+    if field in ("mtg.nut", "mtg.ctrl.data", "mtg.payload"):
+        return bytes.fromhex(text.replace(":", ""))
+    if text in ("True", "False"):
+        return int(text == "True")
+    return int(text, 0)
+
+
+# What the wire decoder may find wrong in a frame that Wireshark then
+# dissects down to the same UDP payload: damage inside a checksum's reach.
+# Damage to the frame's structure (a length, a fragment offset, a protocol
+# number: netem corrupts anywhere) sends the two decoders different ways.
+SAME_PATH_ERRORS = ("bad IPv4 header checksum", "bad UDP checksum",
+                    "bad MTG header CRC", "MTG header version",
+                    "MTG frame without UDP checksum",
+                    "UDP over IPv6 without checksum")
+
+
+def comparable(f):
+    return all(e.startswith(SAME_PATH_ERRORS) for e in f.errors)
+
+
+def check_fields(pcap, frames, *args, skip=()):
+    """Frame by frame (but the numbers in skip): an MTG frame of the wire
+    decoder is dissected as MTG, every field equal to what the decoder
+    reads; any other frame has no MTG in it. No frame met a Lua error.
+    The dissections."""
+    rows = dissect(pcap, *args)
+    assert len(rows) == len(frames)
+    for i, (row, f) in enumerate(zip(rows, frames), 1):
+        assert "_ws.lua.error" not in row, (i, row["_ws.lua.error"])
+        if i in skip:
+            continue
+        protos = row["frame.protocols"].split(":")
+        if f.mtg is None:
+            assert "mtg" not in protos and \
+                not [n for n in row if n.startswith("mtg.")], (i, row)
+            continue
+        assert protos[-2:] == ["udp", "mtg"], (i, protos)
+        got = {n: value(n, v) for n, v in row.items() if n.startswith("mtg.")}
+        assert got == expected(f), f"frame {i}"
+    return rows
+
+
+def selected(pcap, display_filter, *args):
+    """Frame numbers (from 1) that a display filter selects."""
+    out = tshark(pcap, "-Y", display_filter, "-T", "fields", "-e",
+                 "frame.number", *args)
+    return [int(n) for n in out.split()]
+
+
+def numbers(frames, pred):
+    """Frame numbers (from 1) of the MTG frames for which pred(frame)."""
+    return [i for i, f in enumerate(frames, 1) if f.mtg and pred(f)]
+
+
+def check_filters(pcap, frames, skip=()):
+    """mtg.tg == N for every TG, mtg.run == 0x... for every run, mtg.seq
+    (present; equal to a value; in a range), mtg.flags.ctrl == 1 and the
+    expert items of a bad CRC, a bad or absent UDP checksum, an unknown
+    version or length select exactly
+    the frames the wire decoder selects (but the numbers in skip). The
+    filters it tried, with the frames they selected."""
+    mtg = [f for f in frames if f.mtg]
+    assert mtg, "no MTG frame to filter"
+    tried = {"mtg": numbers(frames, lambda f: True),
+             "mtg.seq": numbers(frames, lambda f: True),
+             "mtg.flags.ctrl == 1": numbers(frames, lambda f: f.mtg.ctrl),
+             "mtg.crc.bad": numbers(frames, lambda f: not f.mtg.crc_ok),
+             "mtg.crc.status == \"Bad\"":
+             numbers(frames, lambda f: not f.mtg.crc_ok),
+             "mtg.udp_checksum.bad":
+             numbers(frames, lambda f: _udp_status(f) in (BAD, ILLEGAL)),
+             "mtg.udp_checksum.absent":
+             numbers(frames, lambda f: _udp_status(f) == NOT_PRESENT),
+             "mtg.version.unknown":
+             numbers(frames, lambda f: (f.mtg.version, f.mtg.hdr_len) !=
+                     (abi.HDR_VERSION, abi.HDR_LEN))}
+    for tg in sorted({f.mtg.tg_id for f in mtg}):
+        tried[f"mtg.tg == {tg}"] = numbers(frames, lambda f: f.mtg.tg_id == tg)
+    for run in sorted({f.mtg.run_id for f in mtg}):
+        tried[f"mtg.run == {run:#x}"] = \
+            numbers(frames, lambda f: f.mtg.run_id == run)
+    seqs = sorted({f.mtg.seq for f in mtg})
+    mid = seqs[len(seqs) // 2]
+    tried[f"mtg.seq == {mid}"] = numbers(frames, lambda f: f.mtg.seq == mid)
+    tried[f"mtg.seq >= {mid} && mtg.seq < {mid + 5}"] = \
+        numbers(frames, lambda f: mid <= f.mtg.seq < mid + 5)
+    for flt, want in tried.items():
+        got = [i for i in selected(pcap, flt) if i not in skip]
+        assert got == [i for i in want if i not in skip], flt
+    return tried
