@@ -250,7 +250,7 @@ static const struct command commands[] = {
 	  "Receive only: record the MTG packets arriving on the interfaces DEV\n        (in namespace NETNS) until SIGINT/SIGTERM or --duration.",
 	  listen_options, &listen_defaults, sizeof(struct listen_opts), "DEV",
 	  1, -1, run_listen },
-	{ "table", "FILE.idf [--tg N] [--count K] [--format csv|bin]",
+	{ "table", "FILE.idf [--tg N] [--count K] [--format csv|bin] [--category]",
 	  "Print the timetables of FILE (departure, gap, length) without sending.",
 	  table_options, &table_defaults, sizeof(struct table_opts), "FILE",
 	  1, 1, run_table },
