@@ -127,7 +127,8 @@ test-host: tools
 test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor W=1 modules
-	MTG_VM_NETWORK=loop scripts/vm/run $(PYTEST) tests/vm
+	MTG_VM_TIMEOUT=$${MTG_VM_TIMEOUT:-3600} MTG_VM_NETWORK=loop \
+		scripts/vm/run $(PYTEST) tests/vm
 
 test-debug: deps tools
 	@tree=$$(scripts/vm/debug-kernel) && \
