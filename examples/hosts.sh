@@ -5,7 +5,10 @@
 # namespaces PREFIX1..PREFIXN, each with an eth0 joined by veth to a bridge
 # in PREFIX-rt, and a receiver namespace PREFIX-rx behind the bridge's port
 # "rx", where netem may shape what reaches the receiver. One L2 segment,
-# 10.0.0.0/8: host n is 10.(n/250).(n%250).1, the receiver 10.255.0.1.
+# 10.0.0.0/8: host n is 10.(n/250).(n%250).1, the receiver 10.255.0.1 with
+# the MAC address RX_MAC, which the bridge knows from the start and the
+# IDF names: on a segment of N hosts every broadcast is N copies, so no
+# ARP, and no IPv6 autoconfiguration (its solicitations are multicast).
 #
 #   examples/hosts.sh up N [--prefix P] [--netem "delay 5ms loss 1%"]
 #   examples/hosts.sh idf N [--prefix P] [--port BASE]  (an IDF for mtgctl)
@@ -54,6 +57,7 @@ done
 	die "--prefix must be a letter and up to 7 letters, digits, - or _ (interface names are short), got '$prefix'"
 rt=$prefix-rt
 rx=$prefix-rx
+RX_MAC=02:6d:74:67:ff:01
 
 # from one `date +%s%N` to another, in seconds with one decimal
 seconds() {
@@ -73,6 +77,7 @@ idf)
 # $n hosts of examples/hosts.sh up $n --prefix $prefix
 listen eth0@$rx
 dev eth0
+mac $RX_MAC
 dist fixed
 pkts 130
 inta 10ms
@@ -102,22 +107,28 @@ up)
 	ip -batch "$batch"
 	{
 		echo "link add br0 type bridge"
+		echo "link set br0 addrgenmode none"
 		echo "link set lo up"
 		echo "link set br0 up"
 		echo "link add rx type veth peer name eth0 netns $rx"
+		echo "link set rx addrgenmode none"
 		echo "link set rx master br0 up"
 		for ((i = 1; i <= n; i++)); do
 			echo "link add $prefix$i type veth peer name eth0 netns $prefix$i"
+			echo "link set $prefix$i addrgenmode none"
 			echo "link set $prefix$i master br0 up"
 		done
 	} > "$batch"
 	ip -n "$rt" -batch "$batch"
+	bridge -n "$rt" fdb add "$RX_MAC" dev rx master static
 	# shellcheck disable=SC2086 # netem's options are words
 	[ -z "$netem" ] || tc -n "$rt" qdisc add dev rx root netem $netem
-	printf '%s\n' "link set lo up" "addr add 10.255.0.1/8 dev eth0" \
+	printf '%s\n' "link set lo up" "link set eth0 address $RX_MAC" \
+		"link set eth0 addrgenmode none" \
+		"addr add 10.255.0.1/8 dev eth0" \
 		"link set eth0 up" | ip -n "$rx" -batch -
 	for ((i = 1; i <= n; i++)); do
-		printf '%s\n' "link set lo up" \
+		printf '%s\n' "link set lo up" "link set eth0 addrgenmode none" \
 			"addr add $(host_addr "$i")/8 dev eth0" \
 			"link set eth0 up" | ip -n "$prefix$i" -batch -
 	done

@@ -81,6 +81,20 @@ def test_up_send_idf_down(topo, mtgctl, tmp_path):
     for i in (1, 7, 30):
         assert addr_of(f"{PREFIX}{i}") == [f"10.{i // 250}.{i % 250}.1"]
     assert addr_of(f"{PREFIX}-rx") == ["10.255.0.1"]
+    # quiet on a segment of many: the receiver's MAC fixed and known to
+    # the bridge (no ARP needed), no IPv6 autoconfiguration anywhere
+    rx_link = json.loads(subprocess.run(
+        ["ip", "-n", f"{PREFIX}-rx", "-j", "link", "show", "eth0"],
+        capture_output=True, text=True, check=True).stdout)[0]
+    fdb = subprocess.run(["bridge", "-n", f"{PREFIX}-rt", "fdb", "show",
+                          "dev", "rx"], capture_output=True, text=True,
+                         check=True).stdout
+    assert f"{rx_link['address']} master br0 static" in fdb
+    for ns in (f"{PREFIX}1", f"{PREFIX}-rx", f"{PREFIX}-rt"):
+        v6 = subprocess.run(["ip", "-n", ns, "-6", "-j", "addr", "show"],
+                            capture_output=True, text=True, check=True).stdout
+        assert all(not link.get("addr_info") for link in json.loads(v6)
+                   if link["ifname"] != "lo"), ns
     ports = subprocess.run(["ip", "-n", f"{PREFIX}-rt", "-j", "link", "show",
                             "master", "br0"], capture_output=True, text=True,
                            check=True).stdout
@@ -108,6 +122,7 @@ def test_up_send_idf_down(topo, mtgctl, tmp_path):
     assert [(tg["netns"], tg["src"]["addr"]) for tg in tgs] == \
         [(f"{PREFIX}{i}", addr_of(f"{PREFIX}{i}")[0]) for i in range(1, n + 1)]
     assert {tg["dst"]["addr"] for tg in tgs} == {"10.255.0.1"}
+    assert {tg["mac"] for tg in tgs} == {rx_link["address"]}
 
     r = hosts("down", "--prefix", PREFIX)
     assert r.stdout.startswith(f"hosts.sh: {n + 2} namespaces deleted in ")
