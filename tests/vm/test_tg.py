@@ -833,12 +833,13 @@ def test_ipv6_start_waits_for_the_link_local_address(fresh_link6, tgs):
     """IPv6 solicits the next hop from a link-local address of the device,
     and the kernel sends no solicitation while that address is tentative
     (its duplicate address detection runs 1 to 2 s after the device comes
-    up, or longer: here 3 probes or more). A TG started in that time waited 2 s for
+    up, or longer: here 15 probes). A TG started in that time waited 2 s for
     an answer to solicitations never sent (EHOSTUNREACH, issue 17's
     test_pass_through on a fast machine); it now waits out the detection,
-    resolves the peer and sends. The debug kernel takes seconds to set
-    the link up: its detection runs 15 probes, so it is still going."""
-    link = fresh_link6(dad_transmits=15 if DEBUG_KERNEL else 3)
+    resolves the peer and sends. Setting the link up can take seconds (the
+    debug kernel, a busy host): 15 probes, so the detection is still going
+    when the test looks."""
+    link = fresh_link6(dad_transmits=15)
     assert "tentative" in link_local_flags(link.a)
     run_id = new_run_id()
     started = tgs.start(link, 1, run_id, tai_ns() + 10 * S,
