@@ -838,11 +838,13 @@ def test_ipv6_start_waits_for_the_link_local_address(fresh_link6, tgs):
     test_pass_through on a fast machine); it now waits out the detection,
     resolves the peer and sends. Setting the link up can take seconds (the
     debug kernel, a busy host): 15 probes, so the detection is still going
-    when the test looks."""
+    when the test looks. The start time lies past the longest the module
+    waits (1 s of solicitation delay and 16 retransmission times), or the
+    start would be refused as already past (ETIME)."""
     link = fresh_link6(dad_transmits=15)
     assert "tentative" in link_local_flags(link.a)
     run_id = new_run_id()
-    started = tgs.start(link, 1, run_id, tai_ns() + 10 * S,
+    started = tgs.start(link, 1, run_id, tai_ns() + 30 * S,
                         entries=[(MS, 200)], stop_count=20)
     assert "tentative" not in link_local_flags(link.a)
     assert started.mac == link.b_mac
