@@ -471,6 +471,9 @@ static int walk_mtg_body(struct cur *c, struct tsp_msg *m)
 		return c->bad ? -1 : text(c, "reason", &m->u.ack.reason);
 	case TSP_RESULT:
 		return walk_result(c, m);
+	case TSP_START:
+		u32be(c, "run_id", &m->u.start.run_id);
+		return u64be(c, "start_ns", &m->u.start.start_ns);
 	default:
 		return walk_error(c, m);
 	}

@@ -23,6 +23,7 @@ static const struct {
 	[TSP_FLOW_ACK - TSP_MTG_FIRST] = { 10, 10 + TSP_MAX_TEXT },
 	[TSP_RESULT - TSP_MTG_FIRST] = { 96, 96 },
 	[TSP_ERROR - TSP_MTG_FIRST] = { 6, 6 + TSP_MAX_TEXT },
+	[TSP_START - TSP_MTG_FIRST] = { 12, 12 },
 };
 
 int tsp_check_type(uint8_t t, const struct tsp_cfg *c, uint64_t base,

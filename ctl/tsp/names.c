@@ -41,6 +41,7 @@ static const char *const mtg_names[] = {
 	[TSP_FLOW_ACK - TSP_MTG_FIRST] = "TSP_FLOW_ACK",
 	[TSP_RESULT - TSP_MTG_FIRST] = "TSP_RESULT",
 	[TSP_ERROR - TSP_MTG_FIRST] = "TSP_ERROR",
+	[TSP_START - TSP_MTG_FIRST] = "TSP_START",
 };
 
 const char *tsp_type_name(uint8_t type)
@@ -66,6 +67,7 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_SEND_NAME_LOG:
 	case TSP_AUTH:
 	case TSP_FLOW_REQ:
+	case TSP_START:
 		return 1;
 	case TSP_ACK_CONNECT:
 	case TSP_ACK_CLOSED_FLOW:

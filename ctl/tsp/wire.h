@@ -49,7 +49,8 @@ enum tsp_type {
 	TSP_FLOW_ACK = 0x85,
 	TSP_RESULT = 0x86,
 	TSP_ERROR = 0x87,
-	TSP_MTG_LAST = 0x87,
+	TSP_START = 0x88,
+	TSP_MTG_LAST = 0x88,
 	TSP_MTG_FIRST = 0x80,
 	TSP_MTG_RESERVED_END = 0xbf,
 };
@@ -196,6 +197,12 @@ struct tsp_error {
 	struct tsp_text text;
 };
 
+/* mtg: TSP_START, the run's flows requested so far start at start_ns */
+struct tsp_start {
+	uint32_t run_id;
+	uint64_t start_ns;		/* T0, CLOCK_TAI */
+};
+
 struct tsp_msg {
 	uint8_t type;
 	bool passive;		/* 3 from a passive sender; 5 from a sender */
@@ -213,6 +220,7 @@ struct tsp_msg {
 		struct tsp_flow_ack ack;
 		struct tsp_result result;
 		struct tsp_error error;
+		struct tsp_start start;
 	} u;
 };
 

@@ -114,4 +114,6 @@ SAMPLES = [
     ("receiver", {"type": 0x87, "code": 1, "about": 0x80,
                   "text": "TSP 2.0 here; 1.0 asked"}),
     ("sender", {"type": 0x87, "code": 8, "about": 0, "text": ""}),
+    ("sender", {"type": 0x88, "run_id": 0xFFFFFFFF,
+                "start_ns": 1_790_000_000_000_000_000}),
 ]

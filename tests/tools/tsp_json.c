@@ -123,6 +123,10 @@ static void mtg_out(struct jw *j, const struct tsp_msg *m)
 		jw_ku64(j, "first_rx_ns", res->first_rx_ns);
 		jw_ku64(j, "last_rx_ns", res->last_rx_ns);
 		break;
+	case TSP_START:
+		jw_ku64(j, "run_id", m->u.start.run_id);
+		jw_ku64(j, "start_ns", m->u.start.start_ns);
+		break;
 	case TSP_ERROR:
 		jw_ku64(j, "code", m->u.error.code);
 		jw_kstr(j, "code_name", tsp_error_name(m->u.error.code));
@@ -428,6 +432,9 @@ static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 			-1 : 0;
 	case TSP_RESULT:
 		return result_in(o, m, err, len);
+	case TSP_START:
+		return GET(o, "run_id", m->u.start.run_id) ||
+			GET(o, "start_ns", m->u.start.start_ns) ? -1 : 0;
 	case TSP_ERROR:
 		return GET(o, "code", m->u.error.code) ||
 			GET(o, "about", m->u.error.about) ||
