@@ -12,6 +12,8 @@
 #include "cmd/cmd.h"
 #include "idf/idf.h"
 #include "idf/units.h"
+#include "remote/consent.h"
+#include "tsp/conn.h"
 #include "uapi/mtg.h"
 
 enum opt_type {
@@ -237,6 +239,60 @@ static int run_probe(int nargs, char **args, const void *opts)
 	return cmd_probe(nargs, args, opts);
 }
 
+static const struct recv_opts recv_defaults = {
+	.port = TSP_PORT_DEFAULT,
+	.max_rate = CONSENT_MAX_BPS,
+	.max_flows = CONSENT_MAX_FLOWS,
+	.out = ".",
+	.ring = RX_RING_DEFAULT,
+	.device = MTG_DEVICE_PATH,
+};
+
+static const struct prog_option recv_options[] = {
+	DEFINE_OPTION("key", OPT_STRING, struct recv_opts, key,
+		      .metavar = "FILE",
+		      .help = "the key senders must prove they hold: 64 hexadecimal digits, mode 0600 (needed)"),
+	DEFINE_OPTION("port", OPT_COUNT, struct recv_opts, port,
+		      .metavar = "PORT", .min = 1, .max = 65535,
+		      .help = "TSP's TCP port; default 9000, as ITGRecv"),
+	DEFINE_OPTION("bind", OPT_STRING, struct recv_opts, bind,
+		      .metavar = "ADDR",
+		      .help = "take TSP on this address only; default: every address"),
+	DEFINE_OPTION("addr", OPT_STRING, struct recv_opts, addr,
+		      .metavar = "ADDR[,ADDR...]",
+		      .help = "the addresses of this host a sender may send to; default: any of them"),
+	DEFINE_OPTION("ports", OPT_STRING, struct recv_opts, ports,
+		      .metavar = "LO-HI",
+		      .help = "the UDP ports a sender may send to; default 1024-65535"),
+	DEFINE_OPTION("max-rate", OPT_COUNT, struct recv_opts, max_rate,
+		      .metavar = "BITS", .min = 1, .max = UINT64_MAX,
+		      .help = "the largest rate of a flow, bit/s (k, M, G); default 1G"),
+	DEFINE_OPTION("max-flows", OPT_COUNT, struct recv_opts, max_flows,
+		      .metavar = "N", .min = 1, .max = 1000000,
+		      .help = "flows at once, over every sender; default 1024"),
+	DEFINE_OPTION("out", OPT_STRING, struct recv_opts, out,
+		      .metavar = "DIR",
+		      .help = "where each run's recording and summary go; default the current directory"),
+	DEFINE_OPTION("duration", OPT_SECONDS, struct recv_opts, duration,
+		      .metavar = "TIME",
+		      .help = "stop after TIME; default: at SIGINT or SIGTERM"),
+	DEFINE_OPTION("ring", OPT_COUNT, struct recv_opts, ring,
+		      .metavar = "RECORDS", .help = RING_HELP,
+		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX,
+		      .pow2 = true),
+	DEFINE_OPTION("device", OPT_STRING, struct recv_opts, device,
+		      .metavar = "PATH",
+		      .help = "the module's device; default " MTG_DEVICE_PATH),
+	END_OPTIONS
+};
+
+static int run_recv(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	(void)args;
+	return cmd_recv(opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -266,6 +322,10 @@ static const struct command commands[] = {
 	  "Test-point probes (eBPF): attach one that stamps the MTG frames passing\n        DEV into slot K of their header, detach it, list them with their\n        counters (Documentation/ebpf.rst).",
 	  probe_options, &probe_defaults, sizeof(struct probe_opts), "ACTION",
 	  1, -1, run_probe },
+	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH]",
+	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
+	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
+	  0, 0, run_recv },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -307,7 +367,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | recv }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -332,7 +392,8 @@ static void usage(FILE *out)
 		"  sudo mtgctl run examples/demo.idf --json-stream > demo.jsonl\n"
 		"  mtgctl replay demo.jsonl\n"
 		"  sudo mtgctl probe attach veth1@router --slot 0\n"
-		"  sudo mtgctl probe list --json\n");
+		"  sudo mtgctl probe list --json\n"
+		"  sudo mtgctl recv --key tsp.key --out /var/lib/mtg\n");
 }
 
 /*
@@ -445,6 +506,7 @@ int main(int argc, char **argv)
 		struct table_opts table;
 		struct replay_opts replay;
 		struct probe_opts probe;
+		struct recv_opts recv;
 	} opts;
 	int first;
 
@@ -462,7 +524,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, recv)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

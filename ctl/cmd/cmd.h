@@ -70,12 +70,28 @@ struct probe_opts {
 	bool json;		/* list: as JSON */
 };
 
+struct recv_opts {
+	const char *key;	/* the key file senders must prove */
+	uint64_t port;		/* TSP's TCP port */
+	const char *bind;	/* the address to listen on; NULL: any */
+	const char *addr;	/* ADDR[,ADDR...] a sender may target; NULL: any
+				 * of this host's */
+	const char *ports;	/* LO-HI a sender may target */
+	uint64_t max_rate;	/* bit/s, a flow's largest */
+	uint64_t max_flows;	/* at once, over every sender */
+	const char *out;	/* the directory of the recordings */
+	uint64_t duration;	/* ns; 0: until a signal */
+	uint64_t ring;		/* receive ring records, per run */
+	const char *device;	/* the module's device file */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
 int cmd_run(const char *file, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 int cmd_replay(const char *file, bool play);
+int cmd_recv(const struct recv_opts *o);
 int cmd_probe(int nargs, char **args, const struct probe_opts *o);
 
 #endif /* MTGCTL_CMD_H */

@@ -141,6 +141,8 @@ static void owd_add(struct meter *m, const struct mtg_rx_rec *r)
 		m->jitter_ns += (fabs((double)d - (double)m->last_owd) -
 				 m->jitter_ns) / 16.0;
 	m->last_owd = d;
+	if (!m->owd_count || d < m->owd_min)
+		m->owd_min = d;
 	m->owd_count++;
 	m->owd_sum += d;
 	if (d > m->owd_max)

@@ -54,6 +54,7 @@ struct meter {
 	uint64_t owd_count;	/* one-way delays taken */
 	uint64_t owd_sum;	/* ns */
 	uint64_t owd_max;	/* ns */
+	uint64_t owd_min;	/* ns, valid if owd_count */
 	uint64_t owd_negative;	/* received before sent: clocks apart */
 	__u64 owd_hist[HIST_BUCKETS];	/* the module's histogram type */
 	double jitter_ns;	/* RFC 3550 6.4.1: smoothed |change of delay| */

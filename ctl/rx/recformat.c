@@ -235,7 +235,16 @@ char *rec_meta_json(const struct rec_meta *mi, size_t *len)
 	jw_arr_begin(&j);
 	for (i = 0; i < mi->ntgs; i++)
 		tg_json(&j, mi->tgs[i], mi->tts[i], false);
+	for (i = 0; i < mi->nraw; i++)
+		jw_raw(&j, mi->tg_raw[i]);
 	jw_arr_end(&j);
+	if (mi->tsp_sender) {
+		jw_key(&j, "tsp");
+		jw_obj_begin(&j);
+		jw_kstr(&j, "sender", mi->tsp_sender);
+		jw_kstr(&j, "key", mi->tsp_key);
+		jw_obj_end(&j);
+	}
 	jw_obj_end(&j);
 	if (fclose(f)) {
 		free(buf);

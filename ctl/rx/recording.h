@@ -221,6 +221,14 @@ struct rec_meta {
 	const struct idf_tg *const *tgs;	/* the IDF's TGs, as run */
 	const struct tt *const *tts;
 	size_t ntgs;
+	/*
+	 * recv: the TGs as the senders described them (compact JSON, each
+	 * checked), instead of tgs; and who sent them over TSP.
+	 */
+	const char *const *tg_raw;
+	size_t nraw;
+	const char *tsp_sender;		/* "192.0.2.1:40000", or NULL */
+	const char *tsp_key;		/* the key file the sender proved */
 };
 
 /* The metadata JSON (malloc'd, *len bytes), or NULL when out of memory. */

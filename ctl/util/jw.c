@@ -59,6 +59,14 @@ static void jw_close(struct jw *j, char c)
 		fputc('\n', j->f);
 }
 
+void jw_raw(struct jw *j, const char *json)
+{
+	jw_sep(j);
+	fputs(json, j->f);
+	if (j->depth == 0)
+		fputc('\n', j->f);
+}
+
 void jw_obj_begin(struct jw *j)
 {
 	jw_open(j, '{');

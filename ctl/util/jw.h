@@ -34,6 +34,8 @@ void jw_u64(struct jw *j, uint64_t v);
 void jw_i64(struct jw *j, int64_t v);
 void jw_bool(struct jw *j, bool v);
 void jw_null(struct jw *j);
+/* a value already in JSON (checked by the caller), written as it is */
+void jw_raw(struct jw *j, const char *json);
 /* A finite double with enough digits to read back the same value. */
 void jw_double(struct jw *j, double v);
 

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mtgctl recv: the receiver daemon (ITGRecv's role, Documentation/tsp.rst).
+ * Senders connect over TSP, prove they hold the key, and ask for flows;
+ * each flow is checked against what this receiver consents to before
+ * anything is opened for it. A run's flows are received by a module
+ * session of their own and recorded to a file of their own; each closed
+ * flow's result goes back to its sender. One thread: poll() over the
+ * listening socket and every connection, the rings looked at in between.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "remote/consent.h"
+#include "remote/rrun.h"
+#include "tsp/conn.h"
+#include "util/clock.h"
+
+#define RECV_PEERS_MAX	256	/* connections at once */
+/* hello to proof, at most: past the challenge's lifetime, so that a late
+ * answer is told it is late (auth-expired) */
+#define RECV_OPEN_MS	(TSP_CHALLENGE_MS + 5000)
+#define RECV_SEND_MS	2000	/* a peer that takes nothing that long goes */
+
+static volatile sig_atomic_t stop_signal;
+
+enum peer_state { PEER_HELLO, PEER_AUTH, PEER_SESSION };
+
+struct peer {
+	struct tsp_conn c;
+	enum peer_state state;
+	struct tsp_handshake hs;
+	uint64_t open_by;		/* monotonic ms: the opening's end */
+	struct rrun **runs;
+	size_t nruns;
+	size_t nflows;
+};
+
+struct daemon {
+	const struct recv_opts *o;
+	struct tsp_key key;
+	struct consent consent;
+	struct rrun_cfg cfg;
+	int lfd;
+	struct peer *peers[RECV_PEERS_MAX];
+	size_t npeers;
+	uint64_t nflows;		/* across peers */
+	uint64_t refused_conns;		/* over RECV_PEERS_MAX */
+	FILE *say;
+};
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p)
+		fprintf(d->say, "%s: ", p->c.peer);
+	va_start(ap, fmt);
+	vfprintf(d->say, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->say);
+	fflush(d->say);
+}
+
+static int send_msg(struct peer *p, const struct tsp_msg *m, char *why,
+		    size_t len)
+{
+	return tsp_conn_send(&p->c, m, RECV_SEND_MS, why, len);
+}
+
+/* Every run of the peer ends (incomplete unless each flow was closed). */
+static void end_runs(struct daemon *d, struct peer *p, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < p->nruns; i++) {
+		struct rrun *run = p->runs[i];
+		bool done = rrun_all_closed(run);
+
+		d->nflows -= run->nflows;
+		rrun_end(&d->cfg, run, !done, p->c.peer, done ? NULL : why);
+	}
+	free(p->runs);
+	p->runs = NULL;
+	p->nruns = 0;
+	p->nflows = 0;
+}
+
+static void drop_peer(struct daemon *d, size_t idx, const char *why)
+{
+	struct peer *p = d->peers[idx];
+
+	if (why)
+		say(d, p, "%s", why);
+	end_runs(d, p, why ? why : "the connection ended");
+	tsp_hs_wipe(&p->hs);
+	tsp_conn_close(&p->c);
+	free(p);
+	d->peers[idx] = d->peers[--d->npeers];
+}
+
+static void take_connections(struct daemon *d)
+{
+	struct sockaddr_storage ss;
+	char name[TSP_PEER_NAME];
+	socklen_t sl;
+	struct peer *p;
+	int fd;
+
+	for (;;) {
+		sl = sizeof(ss);
+		fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		tsp_sockaddr_str(&ss, name, sizeof(name));
+		if (d->npeers == RECV_PEERS_MAX || !(p = calloc(1, sizeof(*p)))) {
+			/* counted and said: a flood costs nothing held */
+			if (!d->refused_conns++ || !(d->refused_conns % 1000))
+				say(d, NULL, "%s: refused: already %d connections (%llu refused so far)",
+				    name, RECV_PEERS_MAX,
+				    (unsigned long long)d->refused_conns);
+			close(fd);
+			continue;
+		}
+		tsp_conn_init(&p->c, fd, TSP_FROM_RECEIVER, name);
+		p->open_by = mono_ms() + RECV_OPEN_MS;
+		d->peers[d->npeers++] = p;
+	}
+}
+
+/* TSP_ERROR code about the message m, then the connection ends. */
+static int refuse(struct peer *p, uint16_t code, uint8_t about,
+		  const char *text, char *why, size_t len)
+{
+	tsp_conn_error(&p->c, code, about, text);
+	snprintf(why, len, "%s: %s", tsp_error_name(code), text);
+	return -1;
+}
+
+static int on_hello(struct daemon *d, struct peer *p, const struct tsp_msg *m,
+		    char *why, size_t len)
+{
+	struct tsp_msg out = { .type = TSP_HELLO };
+	char text[64];
+
+	if (m->type == TSP_CONNECT) {
+		/* ITGSend understands no TSP_ERROR: just close */
+		snprintf(why, len, "a D-ITG sender (TSP_CONNECT): not taken, D-ITG has no authentication");
+		return -1;
+	}
+	if (m->type != TSP_HELLO)
+		return refuse(p, TSP_ERR_UNEXPECTED, m->type,
+			      "a connection opens with TSP_HELLO", why, len);
+	if (m->u.hello.major != TSP_VERSION_MAJOR) {
+		snprintf(text, sizeof(text), "TSP %d.%d here; %u.%u asked",
+			 TSP_VERSION_MAJOR, TSP_VERSION_MINOR,
+			 m->u.hello.major, m->u.hello.minor);
+		return refuse(p, TSP_ERR_VERSION, TSP_HELLO, text, why, len);
+	}
+	out.u.hello.major = TSP_VERSION_MAJOR;
+	/* the lower of the two minor versions (ours is 0 in TSP 1.0) */
+	out.u.hello.minor = TSP_VERSION_MINOR;
+	if (m->u.hello.minor + 0U < out.u.hello.minor + 0U)
+		out.u.hello.minor = m->u.hello.minor;
+	tsp_hs_init(&p->hs, TSP_FROM_RECEIVER, &d->key, &m->u.hello,
+		    &out.u.hello);
+	if (send_msg(p, &out, why, len))
+		return -1;
+	if (tsp_hs_challenge(&p->hs, now_tai(), &out, text, sizeof(text)))
+		return refuse(p, TSP_ERR_INTERNAL, 0, text, why, len);
+	if (send_msg(p, &out, why, len))
+		return -1;
+	p->state = PEER_AUTH;
+	return 0;
+}
+
+static int on_auth(struct peer *p, const struct tsp_msg *m, char *why,
+		   size_t len)
+{
+	struct tsp_msg out;
+	char text[160];
+	int code;
+
+	if (m->type == TSP_FLOW_REQ)
+		return refuse(p, TSP_ERR_AUTH_REQUIRED, m->type,
+			      "a flow before authentication", why, len);
+	if (m->type != TSP_AUTH)
+		return refuse(p, TSP_ERR_UNEXPECTED, m->type,
+			      "TSP_AUTH is due", why, len);
+	code = tsp_hs_verify(&p->hs, now_tai(), m, &out, text, sizeof(text));
+	if (code)
+		return refuse(p, (uint16_t)code, TSP_AUTH, text, why, len);
+	if (send_msg(p, &out, why, len))
+		return -1;
+	p->state = PEER_SESSION;
+	return 0;
+}
+
+static struct rrun *find_run(struct peer *p, uint32_t run_id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nruns; i++)
+		if (p->runs[i]->run_id == run_id)
+			return p->runs[i];
+	return NULL;
+}
+
+static struct rflow *find_flow(struct peer *p, uint32_t id,
+			       struct rrun **run)
+{
+	struct rflow *f;
+	size_t i;
+
+	for (i = 0; i < p->nruns; i++) {
+		f = rrun_flow(p->runs[i], id);
+		if (f) {
+			*run = p->runs[i];
+			return f;
+		}
+	}
+	return NULL;
+}
+
+/* The flow is consented to and added: 0, else the refusal's code. */
+static uint16_t admit(struct daemon *d, struct peer *p,
+		      const struct tsp_msg *m, char *why, size_t len)
+{
+	const struct tsp_flow_req *r = &m->u.req;
+	struct rrun *run, *dummy, **n;
+	char dev[IF_NAMESIZE], *json;
+	uint16_t code;
+
+	if (find_flow(p, m->flow_id, &dummy)) {
+		snprintf(why, len, "flow %u is in use on this connection",
+			 m->flow_id);
+		return TSP_REFUSE_FLOW_ID;
+	}
+	if (d->nflows >= d->consent.max_flows) {
+		snprintf(why, len, "this receiver has its %llu flows",
+			 (unsigned long long)d->consent.max_flows);
+		return TSP_REFUSE_BUSY;
+	}
+	code = consent_check(&d->consent, r, dev, why, len);
+	if (code)
+		return code;
+	if (rrun_tg_check(r, m->flow_id, &json, why, len))
+		return TSP_REFUSE_TG;
+	run = find_run(p, r->run_id);
+	if (run && run->started) {
+		snprintf(why, len, "run %u has started: no more flows join it",
+			 r->run_id);
+		free(json);
+		return TSP_REFUSE_TG;
+	}
+	if (!run) {
+		n = realloc(p->runs, (p->nruns + 1) * sizeof(*n));
+		if (n)
+			p->runs = n;
+		run = n ? rrun_new(&d->cfg, r->run_id, why, len) : NULL;
+		if (!run) {
+			if (!n)
+				snprintf(why, len, "out of memory");
+			free(json);
+			return TSP_REFUSE_BIND;
+		}
+		p->runs[p->nruns++] = run;
+	}
+	if (rrun_add(run, m->flow_id, json, dev)) {
+		free(json);
+		snprintf(why, len, "out of memory");
+		return TSP_REFUSE_BIND;
+	}
+	d->nflows++;
+	p->nflows++;
+	snprintf(why, len, "%s", dev);
+	return TSP_ACCEPTED;
+}
+
+static int on_flow_req(struct daemon *d, struct peer *p,
+		       const struct tsp_msg *m, char *why, size_t len)
+{
+	const struct tsp_flow_req *r = &m->u.req;
+	struct tsp_msg out = { .type = TSP_FLOW_ACK, .flow_id = m->flow_id };
+	char text[TSP_MAX_TEXT + 1], a[64];
+	uint16_t code = admit(d, p, m, text, sizeof(text));
+
+	consent_addr_str(r->l3 == TSP_L3_IPV6 ? AF_INET6 : AF_INET, r->addr,
+			 a, sizeof(a));
+	out.u.ack.code = code;
+	out.u.ack.port = code ? 0 : r->port;
+	if (code) {
+		tsp_text_set(&out.u.ack.reason, text);
+		say(d, p, "run %u flow %u to %s:%u refused (%s): %s", r->run_id,
+		    m->flow_id, a, r->port, tsp_refusal_name(code), text);
+	} else {
+		say(d, p, "run %u flow %u to %s:%u on %s accepted, %llu bit/s",
+		    r->run_id, m->flow_id, a, r->port, text,
+		    (unsigned long long)r->bit_rate);
+	}
+	return send_msg(p, &out, why, len);
+}
+
+static int on_start(struct daemon *d, struct peer *p, const struct tsp_msg *m,
+		    char *why, size_t len)
+{
+	struct rrun *run = find_run(p, m->u.start.run_id);
+	char text[200];
+	size_t i;
+
+	if (!run || run->started) {
+		snprintf(text, sizeof(text), "run %u: %s", m->u.start.run_id,
+			 run ? "started already" : "no flow of it was accepted");
+		return refuse(p, TSP_ERR_UNEXPECTED, TSP_START, text, why, len);
+	}
+	if (rrun_start(&d->cfg, run, m->u.start.start_ns, p->c.peer, text,
+		       sizeof(text))) {
+		/* the sender stops the run's flows when it reads this */
+		tsp_conn_error(&p->c, TSP_ERR_INTERNAL, TSP_START, text);
+		for (i = 0; i < p->nruns && p->runs[i] != run; i++)
+			;
+		p->runs[i] = p->runs[--p->nruns];
+		d->nflows -= run->nflows;
+		p->nflows -= run->nflows;
+		rrun_end(&d->cfg, run, true, p->c.peer, text);
+		return 0;
+	}
+	say(d, p, "run %u: %zu flow%s start at %llu (CLOCK_TAI), recording %s",
+	    run->run_id, run->nflows, run->nflows == 1 ? "" : "s",
+	    (unsigned long long)run->t0, run->path);
+	return 0;
+}
+
+static int on_closed(struct daemon *d, struct peer *p, const struct tsp_msg *m,
+		     char *why, size_t len)
+{
+	struct tsp_msg res = { .type = TSP_RESULT, .flow_id = m->flow_id };
+	struct tsp_msg ack = { .type = TSP_ACK_CLOSED_FLOW,
+			       .flow_id = m->flow_id };
+	struct rrun *run = NULL;
+	struct rflow *f = find_flow(p, m->flow_id, &run);
+	char text[64];
+	size_t i;
+
+	if (!f || f->closed) {
+		snprintf(text, sizeof(text), "flow %u is not open", m->flow_id);
+		return refuse(p, TSP_ERR_UNEXPECTED, TSP_CLOSED_FLOW, text, why,
+			      len);
+	}
+	rrun_poll(run, now_tai());
+	rrun_result(run, f, false, &res.u.result);
+	f->closed = true;
+	if (send_msg(p, &res, why, len) || send_msg(p, &ack, why, len))
+		return -1;
+	if (rrun_all_closed(run)) {
+		for (i = 0; i < p->nruns && p->runs[i] != run; i++)
+			;
+		p->runs[i] = p->runs[--p->nruns];
+		d->nflows -= run->nflows;
+		p->nflows -= run->nflows;
+		rrun_end(&d->cfg, run, false, p->c.peer, NULL);
+	}
+	return 0;
+}
+
+/* One message of a peer: 0 to go on, 1 when released, -1 (why) to drop. */
+static int on_message(struct daemon *d, struct peer *p,
+		      const struct tsp_msg *m, char *why, size_t len)
+{
+	struct tsp_msg out = { .type = TSP_ACK_RELEASE };
+
+	if (p->state == PEER_HELLO)
+		return on_hello(d, p, m, why, len);
+	if (p->state == PEER_AUTH)
+		return on_auth(p, m, why, len);
+	switch (m->type) {
+	case TSP_FLOW_REQ:
+		return on_flow_req(d, p, m, why, len);
+	case TSP_START:
+		return on_start(d, p, m, why, len);
+	case TSP_CLOSED_FLOW:
+		return on_closed(d, p, m, why, len);
+	case TSP_RELEASE:
+		end_runs(d, p, "released before its flows were closed");
+		send_msg(p, &out, why, len);
+		return 1;
+	default:
+		return refuse(p, TSP_ERR_UNEXPECTED, m->type,
+			      "not a message of an open session", why, len);
+	}
+}
+
+/* What the peer sent, taken: 0, or -1 to drop it (why; "" quietly). */
+static int serve(struct daemon *d, struct peer *p, char *why, size_t len)
+{
+	struct tsp_msg m;
+	ssize_t k;
+	int r;
+
+	k = tsp_conn_fill(&p->c);
+	if (k < 0 && k != -EAGAIN) {
+		snprintf(why, len, "connection lost: %s", strerror((int)-k));
+		return -1;
+	}
+	for (;;) {
+		r = tsp_conn_next(&p->c, &m, why, len);
+		if (!r)
+			return 0;
+		if (r < 0) {
+			/* a peer that only shut its side down still reads */
+			tsp_conn_error(&p->c, TSP_ERR_MALFORMED, 0, why);
+			return -1;
+		}
+		r = on_message(d, p, &m, why, len);
+		tsp_msg_free(&m);
+		if (r > 0) {
+			why[0] = '\0';
+			return -1;
+		}
+		if (r < 0)
+			return -1;
+	}
+}
+
+static int open_listener(struct daemon *d)
+{
+	const struct recv_opts *o = d->o;
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in6 *s6 = (void *)&ss;
+	struct sockaddr_in *s4 = (void *)&ss;
+	int one = 1, family = AF_INET6;
+	socklen_t sl = sizeof(*s6);
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_addr = in6addr_any;
+	s6->sin6_port = htons((uint16_t)o->port);
+	if (o->bind && inet_pton(AF_INET, o->bind, &s4->sin_addr) == 1) {
+		family = AF_INET;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)o->port);
+		sl = sizeof(*s4);
+	} else if (o->bind && inet_pton(AF_INET6, o->bind, &s6->sin6_addr) != 1) {
+		pr_err("recv: --bind '%s' is not an IPv4 or IPv6 address\n",
+		       o->bind);
+		return -1;
+	}
+	d->lfd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (d->lfd < 0) {
+		pr_err("recv: cannot make a socket: %s\n", strerror(errno));
+		return -1;
+	}
+	setsockopt(d->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(d->lfd, (struct sockaddr *)&ss, sl) ||
+	    listen(d->lfd, 64)) {
+		pr_err("recv: cannot listen on TCP port %llu%s%s: %s\n",
+		       (unsigned long long)o->port, o->bind ? " of " : "",
+		       o->bind ? o->bind : "", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The options into the daemon: 0, or -1 (said why). */
+static int configure(struct daemon *d)
+{
+	const struct recv_opts *o = d->o;
+	char why[200], *list, *tok, *save;
+	struct stat st;
+
+	consent_init(&d->consent);
+	if (!o->key) {
+		pr_err("recv: --key FILE is needed: the key senders must prove they hold (Documentation/tsp.rst, Key files)\n");
+		return -1;
+	}
+	if (tsp_key_load(o->key, &d->key, why, sizeof(why))) {
+		pr_err("recv: %s\n", why);
+		return -1;
+	}
+	if (o->addr) {
+		list = strdup(o->addr);
+		if (!list)
+			return -1;
+		for (tok = strtok_r(list, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (consent_add_addr(&d->consent, tok, why, sizeof(why))) {
+				pr_err("recv: --addr: %s\n", why);
+				free(list);
+				return -1;
+			}
+		}
+		free(list);
+	}
+	if (o->ports && consent_set_ports(&d->consent, o->ports, why,
+					  sizeof(why))) {
+		pr_err("recv: --ports: %s\n", why);
+		return -1;
+	}
+	d->consent.max_bps = o->max_rate;
+	d->consent.max_flows = o->max_flows;
+	if (stat(o->out, &st) || !S_ISDIR(st.st_mode)) {
+		pr_err("recv: --out %s: %s\n", o->out, errno && !S_ISDIR(st.st_mode) ?
+		       strerror(errno) : "not a directory");
+		return -1;
+	}
+	d->cfg = (struct rrun_cfg){
+		.dir = o->out, .device = o->device, .ring = o->ring,
+		.key_path = o->key, .say = d->say,
+	};
+	return 0;
+}
+
+static void loop(struct daemon *d)
+{
+	struct pollfd pfd[RECV_PEERS_MAX + 1];
+	uint64_t end = d->o->duration ? now_tai() + d->o->duration : 0;
+	char why[TSP_MAX_TEXT + 200];
+	size_t i, j, started, npolled;
+
+	while (!stop_signal && (!end || now_tai() < end)) {
+		pfd[0] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
+		started = 0;
+		for (i = 0; i < d->npeers; i++) {
+			pfd[i + 1] = (struct pollfd){ .fd = d->peers[i]->c.fd,
+						      .events = POLLIN };
+			for (j = 0; j < d->peers[i]->nruns; j++)
+				started += d->peers[i]->runs[j]->started;
+		}
+		/* the rings are looked at every millisecond while runs go */
+		npolled = d->npeers;
+		poll(pfd, npolled + 1, started ? 1 : 100);
+		if (pfd[0].revents & POLLIN)
+			take_connections(d);
+		for (i = d->npeers; i-- > 0;) {
+			struct peer *p = d->peers[i];
+
+			if (i < npolled && pfd[i + 1].fd == p->c.fd &&
+			    pfd[i + 1].revents &&
+			    serve(d, p, why, sizeof(why))) {
+				drop_peer(d, i, why[0] ? why : NULL);
+				continue;
+			}
+			if (p->state != PEER_SESSION && mono_ms() > p->open_by) {
+				tsp_conn_error(&p->c, TSP_ERR_UNEXPECTED, 0,
+					       "no authentication in 15 s");
+				drop_peer(d, i, "dropped: no authentication in 15 s");
+				continue;
+			}
+			for (j = 0; j < p->nruns; j++)
+				rrun_poll(p->runs[j], now_tai());
+		}
+	}
+}
+
+int cmd_recv(const struct recv_opts *o)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct daemon d = { .o = o, .lfd = -1, .say = stdout };
+	int rc = EXIT_ERROR;
+
+	if (configure(&d) || open_listener(&d))
+		goto out;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	say(&d, NULL, "receiving TSP on port %llu%s%s, key %s, recordings in %s",
+	    (unsigned long long)o->port, o->bind ? " of " : "",
+	    o->bind ? o->bind : "", o->key, o->out);
+	loop(&d);
+	while (d.npeers)
+		drop_peer(&d, d.npeers - 1, "the receiver stops");
+	say(&d, NULL, "stopped%s%s", stop_signal ? " by signal " : "",
+	    stop_signal ? strsignal(stop_signal) : "");
+	rc = EXIT_OK;
+out:
+	if (d.lfd >= 0)
+		close(d.lfd);
+	tsp_key_wipe(&d.key);
+	consent_free(&d.consent);
+	return rc;
+}

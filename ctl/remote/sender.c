@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The sender's side of TSP in `mtgctl run` (sender.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "remote/sender.h"
+#include "traffic/tg_json.h"
+#include "util/jw.h"
+#include "util/log.h"
+
+static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a)
+{
+	struct rsend_rcvr *n;
+	size_t i;
+
+	for (i = 0; i < s->nrcvrs; i++)
+		if (s->rcvrs[i].addr.family == a->family &&
+		    s->rcvrs[i].addr.port == a->port &&
+		    !memcmp(s->rcvrs[i].addr.addr, a->addr, 16))
+			return &s->rcvrs[i];
+	n = realloc(s->rcvrs, (s->nrcvrs + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	s->rcvrs = n;
+	n = &s->rcvrs[s->nrcvrs++];
+	memset(n, 0, sizeof(*n));
+	n->addr = *a;
+	n->c.fd = -1;
+	idf_addr_str(a, n->name, sizeof(n->name));
+	snprintf(n->name + strlen(n->name), sizeof(n->name) - strlen(n->name),
+		 ":%u", a->port);
+	return n;
+}
+
+int rsend_add(struct rsend *s, const struct idf_tg *tg, const struct tt *tt,
+	      const struct idf_addr *dst, uint16_t src_port, double bps,
+	      double pps)
+{
+	struct rsend_flow *n = realloc(s->flows, (s->nflows + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	s->flows = n;
+	n = &s->flows[s->nflows];
+	memset(n, 0, sizeof(*n));
+	n->tg = tg;
+	n->tt = tt;
+	n->dst = *dst;
+	n->src_port = src_port;
+	n->bps = bps;
+	n->pps = pps;
+	s->nflows++;
+	return 0;
+}
+
+/* The flow request of f: its TG as `mtgctl check --json` shows it. */
+static int flow_req(const struct rsend_flow *f, uint32_t run_id,
+		    struct tsp_msg *m)
+{
+	struct tsp_flow_req *r = &m->u.req;
+	size_t len = 0;
+	struct jw j;
+	FILE *mf;
+
+	memset(m, 0, sizeof(*m));
+	m->type = TSP_FLOW_REQ;
+	m->flow_id = f->tg->id;
+	r->run_id = run_id;
+	r->l4 = TSP_L4_UDP;
+	r->l3 = f->dst.family == AF_INET6 ? TSP_L3_IPV6 : TSP_L3_IPV4;
+	r->port = f->dst.port;
+	memcpy(r->addr, f->dst.addr, f->dst.family == AF_INET6 ? 16 : 4);
+	r->src_port = f->src_port;
+	r->bit_rate = (uint64_t)(f->bps + 0.5);
+	r->pkt_rate_milli = (uint64_t)(f->pps * 1000 + 0.5);
+	r->duration_ns = f->tg->duration;
+	mf = open_memstream(&r->tg_json, &len);
+	if (!mf)
+		return -1;
+	jw_init_compact(&j, mf);
+	tg_json(&j, f->tg, f->tt, false);
+	if (fclose(mf) || len > TSP_MAX_TG_JSON) {
+		free(r->tg_json);
+		r->tg_json = NULL;
+		return -1;
+	}
+	/* the writer ends a top-level value with a newline: not JSON's */
+	while (len && r->tg_json[len - 1] == '\n')
+		r->tg_json[--len] = '\0';
+	r->tg_json_len = (uint32_t)len;
+	return 0;
+}
+
+/* Request every flow of c, one after the other: 0, or -1 said why. */
+static int request(struct rsend *s, struct rsend_rcvr *c, uint32_t run_id)
+{
+	struct tsp_msg m, in;
+	char why[400];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < s->nflows; i++) {
+		struct rsend_flow *f = &s->flows[i];
+
+		if (f->rcvr != c)
+			continue;
+		if (flow_req(f, run_id, &m)) {
+			pr_err("TG %u: its description does not fit a flow request\n",
+			       f->tg->id);
+			return -1;
+		}
+		if (tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, why, sizeof(why)) ||
+		    tsp_conn_recv(&c->c, &in, RSEND_TIMEOUT_MS, why,
+				  sizeof(why)) < 0) {
+			tsp_msg_free(&m);
+			pr_err("TG %u: receiver %s: %s\n", f->tg->id, c->name,
+			       why);
+			return -1;
+		}
+		tsp_msg_free(&m);
+		if (in.type == TSP_FLOW_ACK && in.flow_id == f->tg->id &&
+		    in.u.ack.code == TSP_ACCEPTED) {
+			f->acked = true;
+		} else if (in.type == TSP_FLOW_ACK && in.flow_id == f->tg->id) {
+			pr_err("TG %u: receiver %s refused the flow (%s): %s\n",
+			       f->tg->id, c->name,
+			       tsp_refusal_name(in.u.ack.code),
+			       in.u.ack.reason.s);
+			ret = -1;	/* every refusal said, then nothing */
+		} else {
+			pr_err("TG %u: receiver %s answered %s%s%s\n",
+			       f->tg->id, c->name, tsp_type_name(in.type),
+			       in.type == TSP_ERROR ? ": " : "",
+			       in.type == TSP_ERROR ? in.u.error.text.s : "");
+			tsp_msg_free(&in);
+			return -1;
+		}
+		tsp_msg_free(&in);
+	}
+	return ret;
+}
+
+int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
+{
+	char why[400];
+	size_t i;
+	int ret = 0;
+
+	if (tsp_key_load(key_path, &s->key, why, sizeof(why))) {
+		pr_err("%s\n", why);
+		return -1;
+	}
+	for (i = 0; i < s->nflows; i++) {
+		struct idf_addr a = s->flows[i].tg->rcvr;
+
+		if (!a.port)
+			a.port = IDF_TSP_PORT;
+		s->flows[i].rcvr = rcvr_of(s, &a);
+		if (!s->flows[i].rcvr) {
+			pr_err("out of memory\n");
+			return -1;
+		}
+	}
+	for (i = 0; i < s->nrcvrs && !ret; i++) {
+		struct rsend_rcvr *c = &s->rcvrs[i];
+
+		if (tsp_dial(&c->c, c->addr.family, c->addr.addr, c->addr.port,
+			     &s->key, RSEND_TIMEOUT_MS, why, sizeof(why))) {
+			pr_err("%s\n", why);
+			ret = -1;
+			break;
+		}
+		c->up = true;
+		ret = request(s, c, run_id);
+	}
+	if (ret)
+		rsend_abort(s);
+	return ret;
+}
+
+void rsend_start(struct rsend *s, uint32_t run_id, uint64_t t0)
+{
+	struct tsp_msg m = { .type = TSP_START };
+	size_t i;
+
+	m.u.start.run_id = run_id;
+	m.u.start.start_ns = t0;
+	for (i = 0; i < s->nrcvrs; i++) {
+		struct rsend_rcvr *c = &s->rcvrs[i];
+
+		if (c->up && tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, c->why,
+					   sizeof(c->why))) {
+			c->up = false;
+			c->lost = true;
+		}
+	}
+}
+
+size_t rsend_poll(struct rsend *s)
+{
+	struct tsp_msg m;
+	size_t i, lost = 0;
+	ssize_t k;
+	int r;
+
+	for (i = 0; i < s->nrcvrs; i++) {
+		struct rsend_rcvr *c = &s->rcvrs[i];
+
+		if (!c->up)
+			continue;
+		k = tsp_conn_fill(&c->c);
+		if (k < 0 && k != -EAGAIN)
+			snprintf(c->why, sizeof(c->why), "connection lost: %s",
+				 strerror((int)-k));
+		else if ((r = tsp_conn_next(&c->c, &m, c->why,
+					    sizeof(c->why))) == 0)
+			continue;
+		else if (r > 0 && m.type == TSP_ERROR)
+			snprintf(c->why, sizeof(c->why), "it said %s: %s",
+				 tsp_error_name(m.u.error.code),
+				 m.u.error.text.s);
+		else if (r > 0)
+			snprintf(c->why, sizeof(c->why), "it sent %s in the run",
+				 tsp_type_name(m.type));
+		if (k >= 0 && r > 0)
+			tsp_msg_free(&m);
+		c->up = false;
+		c->lost = true;
+		lost++;
+	}
+	return lost;
+}
+
+/* Close c's flows, one after the other, each answered by its result. */
+static void close_flows(struct rsend *s, struct rsend_rcvr *c)
+{
+	struct tsp_msg m = { .type = TSP_CLOSED_FLOW }, in;
+	char why[400];
+	size_t i;
+
+	for (i = 0; i < s->nflows && c->up; i++) {
+		struct rsend_flow *f = &s->flows[i];
+
+		if (f->rcvr != c || !f->acked)
+			continue;
+		m.flow_id = f->tg->id;
+		if (tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, why, sizeof(why)))
+			goto lost;
+		for (;;) {
+			if (tsp_conn_recv(&c->c, &in, RSEND_TIMEOUT_MS, why,
+					  sizeof(why)) < 0)
+				goto lost;
+			if (in.type == TSP_RESULT && in.flow_id == m.flow_id) {
+				f->res = in.u.result;
+				f->have_result = true;
+			} else if (in.type == TSP_ACK_CLOSED_FLOW &&
+				   in.flow_id == m.flow_id) {
+				tsp_msg_free(&in);
+				break;
+			} else {
+				snprintf(why, sizeof(why), "it sent %s to a close",
+					 tsp_type_name(in.type));
+				tsp_msg_free(&in);
+				goto lost;
+			}
+			tsp_msg_free(&in);
+		}
+	}
+	return;
+lost:
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	c->up = false;
+	c->lost = true;
+}
+
+static void release(struct rsend_rcvr *c)
+{
+	struct tsp_msg m = { .type = TSP_RELEASE }, in;
+	char why[400];
+
+	if (c->up && !tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, why,
+				    sizeof(why)) &&
+	    tsp_conn_recv(&c->c, &in, RSEND_TIMEOUT_MS, why, sizeof(why)) > 0)
+		tsp_msg_free(&in);
+	c->up = false;
+	tsp_conn_close(&c->c);
+}
+
+void rsend_finish(struct rsend *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrcvrs; i++) {
+		close_flows(s, &s->rcvrs[i]);
+		release(&s->rcvrs[i]);
+	}
+	for (i = 0; i < s->nflows; i++)
+		if (!s->flows[i].have_result && s->flows[i].rcvr)
+			snprintf(s->flows[i].why, sizeof(s->flows[i].why),
+				 "receiver %s: %s", s->flows[i].rcvr->name,
+				 s->flows[i].rcvr->why[0] ?
+				 s->flows[i].rcvr->why : "no result");
+}
+
+void rsend_abort(struct rsend *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrcvrs; i++)
+		release(&s->rcvrs[i]);
+}
+
+void rsend_free(struct rsend *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrcvrs; i++)
+		tsp_conn_close(&s->rcvrs[i].c);
+	free(s->rcvrs);
+	free(s->flows);
+	tsp_key_wipe(&s->key);
+	memset(s, 0, sizeof(*s));
+}
