@@ -365,6 +365,7 @@ static int watch(struct run *r)
 		if (!killed)
 			ctrl_due(r, now);
 		if (now >= next_stats) {
+			remote_watch(r);
 			ret = poll_all(r);
 			if (ret < 0)
 				return ret;
@@ -414,6 +415,11 @@ static int outcome(const struct run *r)
 
 	if (r->listening && listening_lost_any(&r->ls))
 		return EXIT_COUNTED;
+	if (r->remote_lost)
+		return EXIT_COUNTED;
+	for (i = 0; i < r->remote.nflows; i++)
+		if (!r->remote.flows[i].have_result)
+			return EXIT_COUNTED;
 	for (i = 0; i < r->ntgs; i++) {
 		const struct mtg_tg_stats *st = &r->tgs[i].st;
 
@@ -444,6 +450,7 @@ static void cleanup(struct run *r)
 		free(r->tgs[i].ctrl);
 	}
 	listening_free(&r->ls);
+	rsend_free(&r->remote);
 	netns_cache_close(&r->ns);
 	free(r->view.rows);
 	dash_events_close(&r->ev);
@@ -537,6 +544,12 @@ int cmd_run(const char *file, const struct run_opts *o)
 		fprintf(stderr, "%s: nothing started\n", file);
 		goto out;
 	}
+	/* Every remote receiver agrees before anything is opened or sent. */
+	r.run_id = new_run_id();
+	if (remote_agree(&r)) {
+		fprintf(stderr, "%s: nothing started\n", file);
+		goto out;
+	}
 	r.listening = r.ls.ndevs > 0;
 	out = o->rx.output ? o->rx.output : r.f.out;
 	if (out && !r.listening) {
@@ -560,7 +573,6 @@ int cmd_run(const char *file, const struct run_opts *o)
 	sa.sa_handler = on_user;
 	sigaction(SIGUSR1, &sa, NULL);
 
-	r.run_id = new_run_id();
 	r.t0 = now_tai() + o->start_delay;
 	r.tai_offset = tai_offset();
 	if (r.listening && listen_all(&r))
@@ -570,6 +582,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 		(unsigned long long)r.t0,
 		(unsigned long long)o->start_delay / 1000000);
 	fflush(r.say);
+	rsend_start(&r.remote, r.run_id, r.t0);
 	if (start_all(&r, false))
 		goto err_abandon;
 	release_netns(&r);	/* `ip netns del` really deletes one now */
@@ -589,10 +602,12 @@ int cmd_run(const char *file, const struct run_opts *o)
 	}
 	if (r.listening && listening_end(&r.ls, r.end))
 		ret = -EIO;
+	rsend_finish(&r.remote);
 	r.phase = "ended";
 	if (o->rx.json_stream && !build_view(&r, r.end, true))
 		dash_view_json(stdout, &r.view, "end", &r.ev, &r.ev_since);
 	report(&r, r.say);
+	remote_report(&r, r.say);
 	rc = ret ? EXIT_ERROR : outcome(&r);
 	if (o->rx.json) {
 		ret = write_summary(&r);
@@ -613,8 +628,9 @@ int cmd_run(const char *file, const struct run_opts *o)
 	goto out;
 
 err_abandon:
-	/* Nothing ran: no recording is left behind. */
+	/* Nothing ran: no recording is left behind, no receiver waits. */
 	listening_abandon(&r.ls);
+	rsend_abort(&r.remote);
 out:
 	cleanup(&r);
 	return rc;

@@ -18,6 +18,7 @@
 #include "idf/idf.h"
 #include "module/iface.h"
 #include "module/module.h"
+#include "remote/sender.h"
 #include "rx/listening.h"
 #include "screen/cmdline.h"
 #include "screen/dash.h"
@@ -85,6 +86,8 @@ struct run {
 	unsigned int quits;		/* 'q' pressed */
 	const char *phase;
 	struct cmd_input cmds;		/* --commands: standard input */
+	struct rsend remote;		/* the TGs with a `rcvr` (TSP) */
+	bool remote_lost;		/* a receiver went away in the run */
 };
 
 /* `time user` TGs wait for the operator's SIGUSR1, at least this long ahead. */
@@ -116,6 +119,15 @@ void ctrl_due(struct run *r, uint64_t now);
 uint64_t ctrl_next_due(const struct run *r);
 bool ctrl_pending(const struct run *r);
 void ctrl_end(struct run *r);
+
+struct summary_tg;
+
+/* run_remote.c: the TGs agreed with remote receivers over TSP */
+int remote_agree(struct run *r);
+void remote_watch(struct run *r);
+void remote_report(const struct run *r, FILE *f);
+void remote_summary(const struct run *r, const struct run_tg *t,
+		    struct summary_tg *out);
 
 /* run_view.c: what is shown */
 void progress(const struct run *r, uint64_t now);

@@ -241,6 +241,7 @@ int write_summary(const struct run *r)
 		tgs[i].ctrl_unsent = t->ctrl_unsent;
 		tgs[i].starts = t->starts;
 		tgs[i].netns_deleted = t->netns_deleted;
+		remote_summary(r, t, &tgs[i]);
 	}
 	err = summary_write(r->o->rx.json, &s);
 	free(tgs);

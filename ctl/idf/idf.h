@@ -39,6 +39,7 @@
 
 #define IDF_SRC_PORT_BASE	4000	/* default source port: 4000 + tgid */
 #define IDF_CTRL_MAX		1024	/* bytes of a control message */
+#define IDF_TSP_PORT		9000	/* rcvr's default: TSP's, ITGRecv's */
 
 /*
  * The keywords, one list so the parser, the checks and the output agree:
@@ -83,7 +84,9 @@
 	K(keep,		"headers | payload [wrongbits] | wrongbits [payload]") \
 	K(behaviour,	"NAME")					\
 	K(category,	"NAME MEAN [dist ...] [pkts ...] [inta ...] [thro ...]") \
-	K(next,		"FROM TO P [TO P...]")
+	K(next,		"FROM TO P [TO P...]")			\
+	K(rcvr,		"ADDR[:PORT]")				\
+	K(key,		"FILE")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -226,6 +229,8 @@ struct idf_tg {
 	uint8_t mac[6];		/* valid if set has IDF_KW_mac */
 	uint64_t threshold;	/* nanoseconds; 0: none */
 	unsigned int keep;	/* IDF_KEEP_*: what receivers keep */
+	struct idf_addr rcvr;	/* the remote receiver (TSP); valid if set
+				 * has IDF_KW_rcvr, port 0: TSP's default */
 };
 
 /* An interface the run records what it receives on (`listen`). */
@@ -306,6 +311,7 @@ struct idf_file {
 	struct idf_listen *listen;	/* `listen`, in the order given */
 	size_t nlisten;
 	char *out;		/* `out`: the recording's path, or NULL */
+	char *key;		/* `key`: the TSP key file, or NULL */
 	bool passthrough;	/* `passthrough yes` */
 	struct idf_ctrl *ctrls;	/* `ctrl`, in the order given */
 	size_t nctrls;

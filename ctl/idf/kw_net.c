@@ -261,6 +261,34 @@ int parse_out(struct parser *p, struct idf_tg *tg)
 	return p->f->out ? 0 : -1;
 }
 
+/* rcvr ADDR[:PORT]: the receiver this TG's flow is agreed with (TSP) */
+int parse_rcvr(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "ADDR[:PORT] of an `mtgctl recv` (IPv6 in brackets: [2001:db8::1]:9000)";
+	struct tok *t = need(p, what);
+
+	if (!t || arg_endpoint(p, t, false, &tg->rcvr))
+		return -1;
+	if (!tg->rcvr.family)
+		return expected(p, t, what, "no address");
+	return 0;
+}
+
+int parse_key(struct parser *p, struct idf_tg *tg)
+{
+	struct tok *t;
+
+	(void)tg;
+	if (global_only(p))
+		return -1;
+	t = need(p, "a key file (Documentation/tsp.rst)");
+	if (!t)
+		return -1;
+	free(p->f->key);
+	p->f->key = strdup(t->s);
+	return p->f->key ? 0 : -1;
+}
+
 int parse_passthrough(struct parser *p, struct idf_tg *tg)
 {
 	int v;

@@ -624,6 +624,7 @@ void idf_free(struct idf_file *f)
 	free(f->text);
 	free(f->listen);
 	free(f->out);
+	free(f->key);
 	for (i = 0; i < f->nctrls; i++)
 		free(f->ctrls[i].data);
 	free(f->ctrls);

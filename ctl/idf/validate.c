@@ -120,6 +120,15 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	else if (!GIVEN(dst) && !GIVEN(addr))
 		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
 			  tg->id);
+	if (KNOWN(rcvr) && !f->key)
+		error_loc(f, &tg->loc[IDF_KW_rcvr],
+			  "TG %u: 'rcvr' needs the global 'key FILE', the key the receiver checks (Documentation/tsp.rst)",
+			  tg->id);
+	if (KNOWN(rcvr) && KNOWN(addr) && tg->addr != IDF_ADDR_STATION)
+		error_loc(f, &tg->loc[IDF_KW_rcvr],
+			  "TG %u: 'rcvr' agrees a flow to one station: not with 'addr %s'",
+			  tg->id, tg->addr == IDF_ADDR_MYSELF ? "myself" :
+			  "broadcast");
 	if (KNOWN(addr) && tg->addr == IDF_ADDR_MYSELF) {
 		if (!GIVEN(mac))
 			error_loc(f, &tg->loc[IDF_KW_addr],

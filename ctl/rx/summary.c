@@ -107,6 +107,48 @@ static void rx_json(struct jw *j, const struct meter *m, int64_t sent)
 	percentiles_json(j, "owd_ns", &owd, false);
 }
 
+/* What the TG's remote receiver measured (TSP_RESULT), or why not. */
+static void remote_json(struct jw *j, const struct summary_tg *t,
+			uint64_t sent)
+{
+	const struct tsp_result *r = t->remote;
+
+	jw_key(j, "remote");
+	if (!t->rcvr) {
+		jw_null(j);
+		return;
+	}
+	jw_obj_begin(j);
+	jw_kstr(j, "rcvr", t->rcvr);
+	if (!r) {
+		jw_kstr(j, "error", t->remote_why ? t->remote_why : "no result");
+		jw_obj_end(j);
+		return;
+	}
+	jw_knull(j, "error");
+	jw_ku64(j, "received", r->received);
+	/* of what was sent; the receiver alone sees only gaps */
+	jw_ku64(j, "lost", sent > r->received ? sent - r->received : 0);
+	jw_ku64(j, "duplicates", r->duplicates);
+	jw_ku64(j, "reordered", r->reordered);
+	jw_ku64(j, "bytes", r->bytes);
+	jw_kbool(j, "incomplete", r->flags & TSP_RESULT_INCOMPLETE);
+	if (r->flags & TSP_RESULT_NO_OWD) {
+		jw_knull(j, "owd_ns");
+	} else {
+		jw_key(j, "owd_ns");
+		jw_obj_begin(j);
+		jw_ki64(j, "min", r->owd_min_ns);
+		jw_ki64(j, "mean", r->owd_mean_ns);
+		jw_ki64(j, "max", r->owd_max_ns);
+		jw_obj_end(j);
+	}
+	jw_ku64(j, "jitter_ns", r->jitter_ns);
+	jw_ku64(j, "first_rx_ns", r->first_rx_ns);
+	jw_ku64(j, "last_rx_ns", r->last_rx_ns);
+	jw_obj_end(j);
+}
+
 static void tg_json(struct jw *j, const struct summary_tg *t)
 {
 	const struct mtg_tg_stats *st = t->st;
@@ -151,6 +193,7 @@ static void tg_json(struct jw *j, const struct summary_tg *t)
 	jw_kstr(j, "dst_mac", mac);
 	jw_kbool(j, "netns_deleted", t->netns_deleted);
 	rx_json(j, t->m, (int64_t)st->sent);
+	remote_json(j, t, st->sent);
 	jw_obj_end(j);
 }
 

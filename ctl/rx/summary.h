@@ -14,6 +14,7 @@
 
 #include "rx/hist.h"
 #include "rx/meter.h"
+#include "tsp/wire.h"
 #include "uapi/mtg.h"
 
 #define SUMMARY_FORMAT		"mtgctl-summary"
@@ -32,6 +33,9 @@ struct summary_tg {
 	uint64_t ctrl_unsent;		/* `ctrl` messages not sent */
 	unsigned int starts;		/* 1, more if started again */
 	bool netns_deleted;		/* its namespace was deleted under it */
+	const char *rcvr;		/* its remote receiver (TSP), or NULL */
+	const struct tsp_result *remote;	/* what it measured, or NULL */
+	const char *remote_why;		/* no figures: why */
 };
 
 struct listen_dev;

@@ -192,6 +192,15 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 
 		json_addr(j, "dst", &none, tg->dst.port);
 	}
+	if (idf_has(tg, IDF_KW_rcvr)) {
+		struct idf_addr rc = tg->rcvr;
+
+		if (!rc.port)
+			rc.port = IDF_TSP_PORT;
+		json_addr(j, "rcvr", &rc, rc.port);
+	} else {
+		jw_knull(j, "rcvr");
+	}
 	jw_kstr(j, "addr", tg->addr == IDF_ADDR_BROADCAST ? "broadcast" :
 		tg->addr == IDF_ADDR_MYSELF ? "myself" : "station");
 	jw_ku64(j, "tos", tg->tos);
