@@ -26,20 +26,6 @@ static const char *shown(char buf[IDF_PATH_MAX + 1], const char *s)
 	return buf;
 }
 
-static void endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
-			 size_t size)
-{
-	char addr[64];
-
-	idf_addr_str(a, addr, sizeof(addr));
-	if (!a->family)
-		snprintf(buf, size, "(from dev):%u", port);
-	else if (a->family == AF_INET6)
-		snprintf(buf, size, "[%s]:%u", addr, port);
-	else
-		snprintf(buf, size, "%s:%u", addr, port);
-}
-
 /* A behaviour's name and each category's share of the time. */
 static void print_behaviour(const struct idf_behaviour *b)
 {
@@ -120,9 +106,9 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 {
 	char src[80], dst[80];
 
-	endpoint_str(&tg->src, idf_src_port(tg), src, sizeof(src));
+	idf_endpoint_str(&tg->src, idf_src_port(tg), src, sizeof(src));
 	if (tg->addr == IDF_ADDR_STATION)
-		endpoint_str(&tg->dst, tg->dst.port, dst, sizeof(dst));
+		idf_endpoint_str(&tg->dst, tg->dst.port, dst, sizeof(dst));
 	else
 		snprintf(dst, sizeof(dst), "(%s):%u",
 			 tg->addr == IDF_ADDR_BROADCAST ? "broadcast of dev" :
@@ -180,6 +166,13 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		       tg->mac[5]);
 	else
 		printf("  mac (resolved)\n");
+	if (idf_has(tg, IDF_KW_rcvr)) {
+		char a[80];
+
+		idf_endpoint_str(&tg->rcvr, tg->rcvr.port ? tg->rcvr.port :
+				 IDF_TSP_PORT, a, sizeof(a));
+		printf("  rcvr %s (agreed over TSP)\n", a);
+	}
 	if (tg->keep)
 		printf("  keep%s%s\n", tg->keep & IDF_KEEP_PAYLOAD ? " payload" : "",
 		       tg->keep & IDF_KEEP_BITS ? " wrongbits" : "");

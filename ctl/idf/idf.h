@@ -407,6 +407,9 @@ uint16_t idf_src_port(const struct idf_tg *tg);
 
 /* "1.2.3.4" or "2001:db8::1" into buf. */
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);
+/* ADDR:PORT, [ADDR]:PORT for IPv6, "(from dev):PORT" without an address */
+void idf_endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
+		      size_t size);
 
 /*
  * DEV[@NETNS], as `listen` and `mtgctl listen` take it, into l; NULL, or

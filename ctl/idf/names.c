@@ -159,3 +159,17 @@ void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
 	if (!a->family || !inet_ntop(a->family, a->addr, buf, size))
 		snprintf(buf, size, "-");
 }
+
+void idf_endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
+		      size_t size)
+{
+	char addr[64];
+
+	idf_addr_str(a, addr, sizeof(addr));
+	if (!a->family)
+		snprintf(buf, size, "(from dev):%u", port);
+	else if (a->family == AF_INET6)
+		snprintf(buf, size, "[%s]:%u", addr, port);
+	else
+		snprintf(buf, size, "%s:%u", addr, port);
+}

@@ -30,9 +30,7 @@ static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a)
 	memset(n, 0, sizeof(*n));
 	n->addr = *a;
 	n->c.fd = -1;
-	idf_addr_str(a, n->name, sizeof(n->name));
-	snprintf(n->name + strlen(n->name), sizeof(n->name) - strlen(n->name),
-		 ":%u", a->port);
+	idf_endpoint_str(a, a->port, n->name, sizeof(n->name));
 	return n;
 }
 

@@ -47,14 +47,21 @@ def test_every_page_is_in_the_index():
 
 
 def test_readme_says_what_is_built():
-    """README.md's first paragraph and parts table say D-ITG's signalling
-    (TSP, remote receivers, talking to D-ITG's programs) is planned for as
-    long as the controller has no TSP code, and in place once it has."""
+    """README.md's first paragraph and parts table say remote receivers
+    (TSP with consent, `mtgctl recv`) are in place once the controller has
+    the command, and talking to D-ITG's own programs is planned for as long
+    as nothing in ctl/ speaks D-ITG's side of a session."""
     root = DOCS.parent
     readme = (root / "README.md").read_text()
     intro = readme.split("\n\n")[1]
-    built = any(root.glob("ctl/**/tsp*.c"))
-    (row,) = [line for line in readme.splitlines()
-              if line.startswith("| TSP")]
-    assert row.endswith("| in place |" if built else "| planned |")
-    assert ("signalling protocol is not built yet" in intro) != built
+    recv = (root / "ctl/cmd/recv.c").exists()
+    rows = {line.split(":")[0]: line for line in readme.splitlines()
+            if line.startswith("| TSP")}
+    assert rows["| TSP with consent"].endswith(
+        "| in place |" if recv else "| planned |")
+    assert ("`mtgctl recv`" in intro) == recv
+    ditg = any("TSP_ACK_CONNECT" in p.read_text()
+               for p in root.glob("ctl/cmd/*.c"))
+    assert rows["| TSP, the rest"].endswith(
+        "| in place |" if ditg else "| planned |")
+    assert ("does not talk to D-ITG's own programs" in intro) != ditg

@@ -11,10 +11,8 @@ The host cannot load mtg.ko: a flow that passes every check is refused
 this holds on any host). What is received once a flow is accepted is
 tests/vm/test_tsp_hosts.py's."""
 
-import json
 import os
 import socket
-import struct
 import subprocess
 import time
 

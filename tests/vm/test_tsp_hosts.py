@@ -13,6 +13,7 @@ killed mid-run leaves the receiver's recording finished and marked
 incomplete."""
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -24,7 +25,7 @@ from mtgwitness import wire
 from mtgwitness.capture import Capture
 from mtgtest import tspd
 from mtgtest.ctl import MTGCTL
-from mtgtest.system import DEBUG_KERNEL
+from mtgtest.system import DEBUG_KERNEL, ROOT, run
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst
 
@@ -190,3 +191,22 @@ def test_sender_killed_mid_run(hosts, tmp_path):
     assert sum(received.values()) > 0
     rsum = json.loads(recording.with_suffix(".json").read_text())
     assert rsum["interrupted"] is True
+
+
+def test_two_hosts_example():
+    """examples/two-hosts.sh, as a user runs it: both hosts' commands, the
+    receiver's recording and the sender's remote figures."""
+
+    env = None
+    if DEBUG_KERNEL:
+        env = dict(os.environ, MTG_TWO_HOSTS_RUN_OPTS="--start-delay 10 "
+                   "--drain 30")
+    res = run(ROOT / "examples/two-hosts.sh", check=False, timeout=900,
+              env=env)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    assert "2 TGs agreed with 1 receiver over TSP" in out
+    assert "mtgctl run exit status 0" in out
+    assert ": complete, " in out
+    for tg in (1, 2):
+        assert f"TG {tg}: sent 2000, at 10.98.2.2:9000: received " in out
