@@ -246,19 +246,25 @@ int parse_listen(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
-int parse_out(struct parser *p, struct idf_tg *tg)
+/* A file name for the whole run (out, key) into *dst. */
+static int global_file(struct parser *p, const char *what, char **dst)
 {
 	struct tok *t;
 
-	(void)tg;
 	if (global_only(p))
 		return -1;
-	t = need(p, "a file name");
+	t = need(p, what);
 	if (!t)
 		return -1;
-	free(p->f->out);
-	p->f->out = strdup(t->s);
-	return p->f->out ? 0 : -1;
+	free(*dst);
+	*dst = strdup(t->s);
+	return *dst ? 0 : -1;
+}
+
+int parse_out(struct parser *p, struct idf_tg *tg)
+{
+	(void)tg;
+	return global_file(p, "a file name", &p->f->out);
 }
 
 /* rcvr ADDR[:PORT]: the receiver this TG's flow is agreed with (TSP) */
@@ -276,17 +282,8 @@ int parse_rcvr(struct parser *p, struct idf_tg *tg)
 
 int parse_key(struct parser *p, struct idf_tg *tg)
 {
-	struct tok *t;
-
 	(void)tg;
-	if (global_only(p))
-		return -1;
-	t = need(p, "a key file (Documentation/tsp.rst)");
-	if (!t)
-		return -1;
-	free(p->f->key);
-	p->f->key = strdup(t->s);
-	return p->f->key ? 0 : -1;
+	return global_file(p, "a key file (Documentation/tsp.rst)", &p->f->key);
 }
 
 int parse_passthrough(struct parser *p, struct idf_tg *tg)
