@@ -87,7 +87,7 @@ def test_packages_install_build_run_and_purge(tmp_path):
     files = {p: packaged_files(tmp_path / built[p][0].name) for p in PACKAGES}
 
     # apt, offline: every dependency is there already
-    r = run("apt-get", "install", "-y", "--no-download", *debs,
+    r = run("apt-get", "install", "-y", *debs,
             timeout=1800, check=False, env=ENV, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout + r.stderr
