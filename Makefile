@@ -14,7 +14,7 @@ VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
 .PHONY: all help deps module tools ctl ebpf regen style check compat test \
-	test-host test-vm test-debug demo bench clean man
+	test-host test-vm test-debug demo bench clean man deb test-deb
 
 all: module tools
 
@@ -31,6 +31,8 @@ help:
 	@echo "make compat       build the module against every installed kernel"
 	@echo "make regen        regenerate the netlink code from its YAML spec"
 	@echo "make man          the man pages, from Documentation/, into build/man"
+	@echo "make deb          the Debian packages into build/deb (Documentation/packaging.rst)"
+	@echo "make test-deb     build them, check them, install them in the VM"
 	@echo "variables: KDIR=<kernel build dir>, V=1, MTG_VM_TIMEOUT=<s>"
 
 deps:
@@ -42,6 +44,13 @@ man: deps
 
 module:
 	$(MAKE) -C kmod module W=1
+
+# mtg-dkms, mtgctl, python3-mtgsap, built from a copy of the tree into
+# build/deb (Documentation/packaging.rst); the packaging tools are a group
+# of their own in scripts/deps, so plain `make deps` does not install them.
+deb:
+	$(ROOT)/scripts/deps --packaging
+	$(ROOT)/scripts/deb
 
 tools: tests/fuzz/mtg_fuzz tests/fuzz/idf_fuzz tests/fuzz/tsp_fuzz \
 	tests/tools/tsp_tool ebpf ctl
@@ -115,10 +124,20 @@ compat:
 	done
 
 test: deps
-	$(MAKE) style check compat test-host test-vm
+	$(MAKE) style check compat test-host test-vm test-deb
 
+# The packages' tests (marked deb) run in test-deb, not here.
 test-host: tools
-	$(PYTEST) tests/host
+	$(PYTEST) -m "not deb" tests/host
+
+# The packages built (make deb, by the host test), their contents, lintian
+# and DKMS against the VM's kernel headers; then, in a VM boot of their
+# own, installed, used and purged (tests/vm/test_deb.py).
+test-deb: tools
+	$(ROOT)/scripts/deps --packaging
+	$(PYTEST) -m deb tests/host/test_deb.py
+	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
+	MTG_VM_NETWORK=loop scripts/vm/run $(PYTEST) -m deb tests/vm/test_deb.py
 
 # MTG_VM_NETWORK=loop: two virtio_net devices back to back, a real driver
 # that is not lockless, beside the veth pairs the tests make.
@@ -128,14 +147,14 @@ test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor W=1 modules
 	MTG_VM_TIMEOUT=$${MTG_VM_TIMEOUT:-3600} MTG_VM_NETWORK=loop \
-		scripts/vm/run $(PYTEST) tests/vm
+		scripts/vm/run $(PYTEST) -m "not deb" tests/vm
 
 test-debug: deps tools
 	@tree=$$(scripts/vm/debug-kernel) && \
 	$(MAKE) -C kmod module KDIR=$$tree && \
 	$(MAKE) -C $$tree M=$(ROOT)/bench/floor modules && \
 	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
-		scripts/vm/run $(PYTEST) tests/vm
+		scripts/vm/run $(PYTEST) -m "not deb" tests/vm
 
 # Directly on a host that can load modules and has its kernel's headers;
 # in the VM lane everywhere else.

@@ -530,4 +530,4 @@ module_exit(mtg_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("mtg: multi-application traffic generator and meter");
 MODULE_AUTHOR("The mtg developers");
-MODULE_VERSION("0.1");
+MODULE_VERSION("0.1.0");

@@ -171,7 +171,12 @@ def _arrow(c, schema=None):
 def write_parquet(rec, mask, path, force=False, meta=None):
     """Parquet through pyarrow: the columns with their integer types, the
     metadata under b"mtg.meta" in the schema."""
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UsageError("--format parquet needs pyarrow, which is not "
+                         "installed (Debian 12 has no python3-pyarrow: "
+                         "pip install pyarrow)") from None
 
     meta = rec.meta if meta is None else meta
     schema = _arrow(rec.records[:0]).schema.with_metadata(

@@ -11,6 +11,7 @@ import ipaddress
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -443,6 +444,21 @@ def test_never_overwrites_without_force(capsys, rec_path, tmp_path):
         assert out.read_bytes() != b"keep"
     # No temporary file left behind.
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+
+
+def test_parquet_without_pyarrow_is_a_clear_error(capsys, rec_path,
+                                                  tmp_path, monkeypatch):
+    """Debian 12 packages no pyarrow: python3-mtgsap says what is missing
+    instead of a traceback, and writes nothing."""
+    for mod in ("pyarrow", "pyarrow.parquet"):
+        monkeypatch.setitem(sys.modules, mod, None)     # import fails
+    out = tmp_path / "x.parquet"
+    code, stdout, err = run(capsys, "export", rec_path, "-o", out)
+    assert code == 1 and not stdout
+    assert err == ("mtgsap export: --format parquet needs pyarrow, which is "
+                   "not installed (Debian 12 has no python3-pyarrow: pip "
+                   "install pyarrow)\n")
+    assert sorted(os.listdir(tmp_path)) == ["t.rec"]
 
 
 def csv_rows(path):
