@@ -237,6 +237,22 @@ static int run_probe(int nargs, char **args, const void *opts)
 	return cmd_probe(nargs, args, opts);
 }
 
+static const struct reflect_opts reflect_defaults = { .slot = PROBE_SLOT_UNSET };
+
+static const struct prog_option reflect_options[] = {
+	DEFINE_OPTION("slot", OPT_COUNT, struct reflect_opts, slot,
+		      .metavar = "K", .min = 0, .max = 3,
+		      .help = "the header's test-point slot (tp_ns[K]) the reflection time goes to"),
+	DEFINE_OPTION("json", OPT_BOOL, struct reflect_opts, json,
+		      .help = "list: as JSON"),
+	END_OPTIONS
+};
+
+static int run_reflect(int nargs, char **args, const void *opts)
+{
+	return cmd_reflect(nargs, args, opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -266,6 +282,10 @@ static const struct command commands[] = {
 	  "Test-point probes (eBPF): attach one that stamps the MTG frames passing\n        DEV into slot K of their header, detach it, list them with their\n        counters (Documentation/ebpf.rst).",
 	  probe_options, &probe_defaults, sizeof(struct probe_opts), "ACTION",
 	  1, -1, run_probe },
+	{ "reflect", "attach|detach|list DEV[@NETNS] [--slot K] [--json]",
+	  "XDP reflector (eBPF): send the MTG frames arriving on DEV back where\n        they came from, the reflection time in slot K of their header;\n        detach it, list them with their counters (Documentation/ebpf.rst).",
+	  reflect_options, &reflect_defaults, sizeof(struct reflect_opts),
+	  "ACTION", 1, -1, run_reflect },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -307,7 +327,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -332,7 +352,8 @@ static void usage(FILE *out)
 		"  sudo mtgctl run examples/demo.idf --json-stream > demo.jsonl\n"
 		"  mtgctl replay demo.jsonl\n"
 		"  sudo mtgctl probe attach veth1@router --slot 0\n"
-		"  sudo mtgctl probe list --json\n");
+		"  sudo mtgctl probe list --json\n"
+		"  sudo mtgctl reflect attach veth1@far --slot 3\n");
 }
 
 /*
@@ -445,6 +466,7 @@ int main(int argc, char **argv)
 		struct table_opts table;
 		struct replay_opts replay;
 		struct probe_opts probe;
+		struct reflect_opts reflect;
 	} opts;
 	int first;
 
@@ -462,7 +484,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}
