@@ -158,6 +158,37 @@ uint32_t pin_prog_id(const char *path, bool quiet)
 	return info.id;
 }
 
+int pin_all(const char *what, const char *folder, struct bpf_program *prog,
+	    struct bpf_map *const *maps, const char *const *files, int n)
+{
+	char path[PATH_MAX];
+	int i, err;
+
+	snprintf(path, sizeof(path), "%s/%s", folder, files[0]);
+	err = bpf_program__pin(prog, path);
+	for (i = 0; !err && i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", folder, files[i + 1]);
+		err = bpf_map__pin(maps[i], path);
+	}
+	if (err)
+		pr_err("%s: cannot pin %s: %s\n", what, path, strerror(-err));
+	return err;
+}
+
+int pin_read_config(const char *path, void *cfg)
+{
+	uint32_t zero = 0;
+	int fd, err = 0;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &zero, cfg))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int pin_read_percpu(const char *path, uint64_t *c, uint32_t n)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;

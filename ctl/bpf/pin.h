@@ -34,6 +34,16 @@ int pin_dir_ready(const char *dir);
 int pin_remove(const char *folder, const char *const *files, int n);
 /* The pinned program's id; 0 if there is none (reported unless quiet). */
 uint32_t pin_prog_id(const char *path, bool quiet);
+/*
+ * Pin prog as folder/files[0] and maps[i] as folder/files[i + 1] (i < n);
+ * 0, or -errno (reported with what: "probe", "reflect").
+ */
+struct bpf_program;
+struct bpf_map;
+int pin_all(const char *what, const char *folder, struct bpf_program *prog,
+	    struct bpf_map *const *maps, const char *const *files, int n);
+/* Entry 0 of the pinned array at path (a .rodata: the config) into cfg. */
+int pin_read_config(const char *path, void *cfg);
 /* Sum entries 0..n-1 of the pinned per-CPU array at path into c; -errno. */
 int pin_read_percpu(const char *path, uint64_t *c, uint32_t n);
 

@@ -259,7 +259,7 @@ static int load_and_pin(const struct probe_id *p, bool l2_eth,
 	struct bpf_map *maps[PIN_FILES - 1];
 	char path[PATH_MAX];
 	struct tp_bpf *skel;
-	int i, err;
+	int err;
 
 	/* open: the object from the skeleton, not yet in the kernel */
 	skel = tp_bpf__open();
@@ -279,17 +279,11 @@ static int load_and_pin(const struct probe_id *p, bool l2_eth,
 		return err;
 	}
 	/* pin: the program and its maps outlive this process */
-	pin_path(path, p, pin_files[0]);
-	err = bpf_program__pin(skel->progs.tp, path);
+	pin_path(path, p, NULL);
 	maps[0] = skel->maps.counters;
 	maps[1] = skel->maps.rodata;
-	for (i = 0; !err && i < PIN_FILES - 1; i++) {
-		pin_path(path, p, pin_files[i + 1]);
-		err = bpf_map__pin(maps[i], path);
-	}
-	if (err)
-		pr_err("probe: cannot pin %s: %s\n", path, strerror(-err));
-	return err;
+	return pin_all("probe", path, skel->progs.tp, maps, pin_files,
+		       PIN_FILES - 1);
 }
 
 int probe_attach(const struct probe_id *p)
@@ -362,16 +356,10 @@ static int read_slot(const struct probe_id *p)
 {
 	struct tp_bpf__rodata cfg;
 	char path[PATH_MAX];
-	uint32_t zero = 0;
-	int fd, err = 0;
+	int err;
 
 	pin_path(path, p, pin_files[2]);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &zero, &cfg))
-		err = -errno;
-	close(fd);
+	err = pin_read_config(path, &cfg);
 	return err ? err : (int)cfg.slot;
 }
 

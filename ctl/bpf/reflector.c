@@ -116,7 +116,7 @@ static int load_and_pin(const struct reflect_id *r, struct reflect_bpf **out)
 	struct bpf_map *maps[PIN_FILES - 1];
 	struct reflect_bpf *skel;
 	char path[PATH_MAX];
-	int i, err;
+	int err;
 
 	skel = reflect_bpf__open();
 	if (!skel) {
@@ -132,17 +132,11 @@ static int load_and_pin(const struct reflect_id *r, struct reflect_bpf **out)
 		       strerror(-err));
 		return err;
 	}
-	pin_path(path, r, pin_files[0]);
-	err = bpf_program__pin(skel->progs.reflect, path);
+	pin_path(path, r, NULL);
 	maps[0] = skel->maps.counters;
 	maps[1] = skel->maps.rodata;
-	for (i = 0; !err && i < PIN_FILES - 1; i++) {
-		pin_path(path, r, pin_files[i + 1]);
-		err = bpf_map__pin(maps[i], path);
-	}
-	if (err)
-		pr_err("reflect: cannot pin %s: %s\n", path, strerror(-err));
-	return err;
+	return pin_all("reflect", path, skel->progs.reflect, maps, pin_files,
+		       PIN_FILES - 1);
 }
 
 int reflect_attach(const struct reflect_id *r)
@@ -274,16 +268,10 @@ static int read_slot(const struct reflect_id *r)
 {
 	struct reflect_bpf__rodata cfg;
 	char path[PATH_MAX];
-	uint32_t zero = 0;
-	int fd, err = 0;
+	int err;
 
 	pin_path(path, r, pin_files[2]);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &zero, &cfg))
-		err = -errno;
-	close(fd);
+	err = pin_read_config(path, &cfg);
 	return err ? err : (int)cfg.slot;
 }
 
