@@ -293,6 +293,22 @@ static int run_recv(int nargs, char **args, const void *opts)
 	return cmd_recv(opts);
 }
 
+static const struct reflect_opts reflect_defaults = { .slot = PROBE_SLOT_UNSET };
+
+static const struct prog_option reflect_options[] = {
+	DEFINE_OPTION("slot", OPT_COUNT, struct reflect_opts, slot,
+		      .metavar = "K", .min = 0, .max = 3,
+		      .help = "the header's test-point slot (tp_ns[K]) the reflection time goes to"),
+	DEFINE_OPTION("json", OPT_BOOL, struct reflect_opts, json,
+		      .help = "list: as JSON"),
+	END_OPTIONS
+};
+
+static int run_reflect(int nargs, char **args, const void *opts)
+{
+	return cmd_reflect(nargs, args, opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -322,6 +338,10 @@ static const struct command commands[] = {
 	  "Test-point probes (eBPF): attach one that stamps the MTG frames passing\n        DEV into slot K of their header, detach it, list them with their\n        counters (Documentation/ebpf.rst).",
 	  probe_options, &probe_defaults, sizeof(struct probe_opts), "ACTION",
 	  1, -1, run_probe },
+	{ "reflect", "attach|detach|list DEV[@NETNS] [--slot K] [--json]",
+	  "XDP reflector (eBPF): send the MTG frames arriving on DEV back where\n        they came from, the reflection time in slot K of their header;\n        detach it, list them with their counters (Documentation/ebpf.rst).",
+	  reflect_options, &reflect_defaults, sizeof(struct reflect_opts),
+	  "ACTION", 1, -1, run_reflect },
 	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH]",
 	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
 	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
@@ -367,7 +387,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | recv }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -393,6 +413,7 @@ static void usage(FILE *out)
 		"  mtgctl replay demo.jsonl\n"
 		"  sudo mtgctl probe attach veth1@router --slot 0\n"
 		"  sudo mtgctl probe list --json\n"
+		"  sudo mtgctl reflect attach veth1@far --slot 3\n"
 		"  sudo mtgctl recv --key tsp.key --out /var/lib/mtg\n");
 }
 
@@ -507,6 +528,7 @@ int main(int argc, char **argv)
 		struct replay_opts replay;
 		struct probe_opts probe;
 		struct recv_opts recv;
+		struct reflect_opts reflect;
 	} opts;
 	int first;
 
@@ -524,7 +546,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, recv)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

@@ -28,6 +28,8 @@ COMMANDS = {
              "one-way delay",
     "segments": "per TG: the delay of each segment of the path the "
                 "test-point probes stamped (tx, tp0..tp3, rx)",
+    "rtt": "per TG: round trips through an XDP reflector: RTT, forward "
+           "and return with a shared clock, the reflector's dwell",
     "ber": "bit error rate per TG with its standard deviation, and over "
            "windows",
     "g821": "CCITT G.821: available time, ES, SES, degraded minutes per TG",

@@ -85,6 +85,11 @@ struct recv_opts {
 	const char *device;	/* the module's device file */
 };
 
+struct reflect_opts {
+	uint64_t slot;		/* PROBE_SLOT_UNSET: not given (attach: needed) */
+	bool json;		/* list: as JSON */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
@@ -93,5 +98,6 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 int cmd_replay(const char *file, bool play);
 int cmd_recv(const struct recv_opts *o);
 int cmd_probe(int nargs, char **args, const struct probe_opts *o);
+int cmd_reflect(int nargs, char **args, const struct reflect_opts *o);
 
 #endif /* MTGCTL_CMD_H */

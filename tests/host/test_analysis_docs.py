@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Documentation/analysis.rst's examples run as written, on the recording
-the page describes (tests/mtgtest/sample.py: loop.rec, and path.rec for
-`segments`): every `$ mtgsap` command
+the page describes (tests/mtgtest/sample.py: loop.rec, path.rec for
+`segments`, reflect.rec for `rtt`): every `$ mtgsap` command
 succeeds, and the output the page shows is the output it gives."""
 
 import contextlib
@@ -12,7 +12,7 @@ import shlex
 import pytest
 
 from mtgsap import cli
-from mtgtest.sample import loop_recording, path_recording
+from mtgtest.sample import loop_recording, path_recording, reflect_recording
 
 PAGE = pathlib.Path(__file__).resolve().parents[2] / \
     "Documentation/analysis.rst"
@@ -48,6 +48,7 @@ def commands():
 def workdir(tmp_path, monkeypatch):
     loop_recording(tmp_path / "loop.rec")
     path_recording(tmp_path / "path.rec")
+    reflect_recording(tmp_path / "reflect.rec")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

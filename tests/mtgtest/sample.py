@@ -115,3 +115,26 @@ def path_recording(path):
     r1["flags"][::97] |= F_CSUM_BAD
     r2 = flow(rng, 2, T0 + S + np.arange(1000) * (S // 50), 200, 5, 0.2)
     return write_run(path, [r1, r2], (5, 15), 200, 22, "10.0.3.2")
+
+
+def reflect_recording(path):
+    """reflect.rec: what a sender records of its frames an XDP reflector
+    sent back, the reflection stamped in slot 3 and, by a probe on the
+    reflector's host, the arrival there in slot 0.
+
+    - TG 1: 100 packets/s for 20 s; 4 ms ± 0.1 ms to the reflector's
+      host, 0.05 ms ± 0.01 ms in it, 6 ms ± 0.1 ms back; every 40th record
+      has no reflection stamp, every 97th arrived with a wrong UDP
+      checksum (its stamps are not to be trusted);
+    - TG 2: 50 packets/s over 5 ms, reflected by nothing."""
+    rng = np.random.default_rng(29)
+    r1 = flow(rng, 1, T0 + S + np.arange(2000) * (S // 100), 200, 10, 0.1)
+    fwd, dwell, back = (rng.normal(ms * MS, sd * MS, len(r1)).astype(np.uint64)
+                        for ms, sd in ((4, 0.1), (0.05, 0.01), (6, 0.1)))
+    r1["tp_ns"][:, 0] = r1["tx_ns"] + fwd
+    r1["tp_ns"][:, 3] = r1["tp_ns"][:, 0] + dwell
+    r1["rx_ns"] = r1["tp_ns"][:, 3] + back
+    r1["tp_ns"][::40, 3] = 0
+    r1["flags"][::97] |= F_CSUM_BAD
+    r2 = flow(rng, 2, T0 + S + np.arange(1000) * (S // 50), 200, 5, 0.2)
+    return write_run(path, [r1, r2], (5,), 200, 22, "10.0.3.2")

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""mtgsap rtt: per TG, the round trips of frames an XDP reflector sent
+back (`mtgctl reflect`): round-trip time, its forward and return parts
+when the clocks are shared, the reflector's dwell where an arrival stamp
+tells it."""
+
+from .. import stats as st
+from ..common import UsageError, add_input, answer, open_input, selected
+from ..rtt import round_trips
+
+
+def configure(parser):
+    add_input(parser)
+    parser.add_argument("--slot", type=int, required=True, metavar="K",
+                        help="the test-point slot the reflector stamps "
+                             "(mtgctl reflect attach --slot K)")
+    parser.add_argument("--arrival-slot", type=int, metavar="J",
+                        help="a slot stamped on arrival at the reflector's "
+                             "host (a probe there): the dwell tpK - tpJ")
+    parser.add_argument("--shared-clock", action="store_true",
+                        help="the reflector's clock is the sender's (one "
+                             "host, or synchronised): split the round trip "
+                             "into forward and return")
+
+
+def command(args):
+    for name, k in (("--slot", args.slot), ("--arrival-slot",
+                                             args.arrival_slot)):
+        if k is not None and not 0 <= k <= 3:
+            raise UsageError(f"{name} {k}: a test-point slot, 0 to 3")
+    if args.arrival_slot == args.slot:
+        raise UsageError(f"--arrival-slot {args.slot}: the reflector's own "
+                         "slot (--slot)")
+    with open_input(args) as rec:
+        rows, tgs = [], []
+        for t in round_trips(rec.records, args.slot, args.arrival_slot,
+                             args.shared_clock, selected(rec, args)):
+            parts = {}
+            for what, v in t.delays.items():
+                d = st.describe(v, (50, 99))
+                parts[what] = dict(records=d["count"], mean=d.get("mean"),
+                                   min=d.get("min"), p50=d.get("p50"),
+                                   p99=d.get("p99"), max=d.get("max"))
+                rows.append(dict(tg=t.tg_id, what=what, **parts[what]))
+            tgs.append(dict(run_id=t.run_id, tg=t.tg_id, records=t.records,
+                            reflected=len(t.reflected),
+                            unreflected=t.unreflected, **parts))
+        answer(args, dict(slot=args.slot, arrival_slot=args.arrival_slot,
+                          shared_clock=args.shared_clock, tgs=tgs), rows,
+               [("tg", "tg"), ("what", "what"), ("records", "records"),
+                ("mean", "mean ns"), ("min", "min"), ("p50", "p50"),
+                ("p99", "p99"), ("max", "max")])
+        if not args.json:
+            for t in tgs:
+                print(f"TG {t['tg']}: {t['reflected']} of {t['records']} "
+                      f"records have the reflection stamp tp{args.slot} "
+                      "(and a right UDP checksum)")
+            if not args.shared_clock:
+                print("forward and return: not without --shared-clock "
+                      "(the reflector's clock may not be the sender's)")
+    return 0

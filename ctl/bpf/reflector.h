@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The XDP reflector (ebpf/reflect.bpf.c): MTG frames that arrive on a
+ * device go back out of it, stamped in a test-point slot. Attached with
+ * the kernel's netlink XDP hook (native mode where the driver has it) and
+ * pinned under REFLECT_PIN_DIR, so that it outlives the mtgctl that
+ * attached it (Documentation/ebpf.rst).
+ */
+#ifndef MTGCTL_REFLECTOR_H
+#define MTGCTL_REFLECTOR_H
+
+#include <stdint.h>
+
+#include "bpf/probe.h"
+
+#define REFLECT_PIN_DIR		"/sys/fs/bpf/mtg/reflect"
+#define REFLECT_COUNTERS	4	/* enum reflect_counter (ebpf/reflect.h) */
+
+/* Where a reflector is; what it writes (slot: PROBE_ANY in a query). */
+struct reflect_id {
+	char dev[IDF_DEVNAME_MAX + 1];
+	char netns[IDF_NETNS_MAX + 1];	/* "": the namespace mtgctl runs in */
+	int slot;
+};
+
+struct reflect_info {
+	struct reflect_id id;
+	enum probe_state state;
+	uint32_t prog_id;
+	uint64_t counters[REFLECT_COUNTERS];	/* by enum reflect_counter */
+};
+
+/* The counters' names (JSON keys), by enum reflect_counter. */
+extern const char *const reflect_counter_names[REFLECT_COUNTERS];
+
+/* Load, pin and attach a reflector; 0, or -errno (reported). */
+int reflect_attach(const struct reflect_id *r);
+/*
+ * Detach mtg's reflector from r's device (dev "": every one), remove its
+ * pins; how many into *n. 0, or -errno (reported); -ENOENT: none.
+ */
+int reflect_detach(const struct reflect_id *r, int *n);
+/* mtg's reflectors (dev "": all), with counters and state; malloc'd. */
+int reflect_list(const struct reflect_id *r, struct reflect_info **out,
+		 size_t *n);
+
+#endif /* MTGCTL_REFLECTOR_H */

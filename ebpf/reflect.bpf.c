@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * reflect: MTG's Ethernet responder, an XDP program. An MTG frame that
+ * arrives goes back out of the interface it came in by (XDP_TX) with its
+ * MAC addresses, IP addresses and UDP ports swapped and the time of its
+ * reflection (CLOCK_TAI) in test-point slot `slot` of its header; its UDP
+ * checksum follows the stamp. Nothing else changes: the swaps leave the
+ * UDP and IPv4 header checksums as they were (one's complement sums do not
+ * depend on the order of their terms), and TTL or hop limit is not
+ * renewed. Every other frame passes (XDP_PASS) as it came, and so does an
+ * MTG frame whose slot holds a stamp already: a reflection never comes
+ * back a second time, even between two reflectors.
+ *
+ * The slot lies outside what the header's CRC covers (ebpf/tp.bpf.c).
+ */
+#include "mtg_parse.h"
+#include "reflect.h"
+
+/* Set by the loader before the program is loaded. */
+const volatile __u32 slot = 0;		/* tp_ns[slot], 0..3 */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RFL_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline int count(__u32 what, int verdict)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &what);
+
+	if (c)
+		(*c)++;
+	return verdict;
+}
+
+static __always_inline long mtg_load(void *ctx, __u32 off, void *to,
+				     __u32 len)
+{
+	return bpf_xdp_load_bytes(ctx, off, to, len);
+}
+
+/* Swap the two n-byte fields a and a + n (n <= 16). */
+static __always_inline long swap(struct xdp_md *ctx, __u32 a, __u32 n)
+{
+	__u8 buf[32], t;
+	__u32 i;
+
+	if (bpf_xdp_load_bytes(ctx, a, buf, 2 * n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		t = buf[i];
+		buf[i] = buf[n + i];
+		buf[n + i] = t;
+	}
+	return bpf_xdp_store_bytes(ctx, a, buf, 2 * n);
+}
+
+/* One's complement sum of the 8-byte stamp added to a checksum. */
+static __always_inline __be16 csum_add_stamp(__be16 check, __be64 stamp)
+{
+	__u32 sum = (__u16)~bpf_ntohs(check);
+	__u64 s = bpf_be64_to_cpu(stamp);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		sum += (__u16)(s >> (16 * i));
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (__u16)~sum;
+	/* A computed 0 is sent as 0xffff: 0 means "no checksum" (UDP). */
+	return bpf_htons(sum ? sum : 0xffff);
+}
+
+SEC("xdp")
+int reflect(struct xdp_md *ctx)
+{
+	__be64 stamp, old;
+	struct mtg_where w;
+	__be16 check;
+	__u32 at;
+
+	switch (mtg_parse(ctx, bpf_xdp_get_buff_len(ctx), true, 0, &w)) {
+	case MTG_FRAME:
+		break;
+	case MTG_NOT_MTG:
+		return count(RFL_NOT_MTG, XDP_PASS);
+	default:
+		return count(RFL_UNPARSED, XDP_PASS);
+	}
+	at = mtg_slot_at(&w, slot);
+	if (bpf_xdp_load_bytes(ctx, at, &old, sizeof(old)))
+		return count(RFL_UNPARSED, XDP_PASS);
+	if (old)
+		return count(RFL_ALREADY_SET, XDP_PASS);
+
+	/*
+	 * Every write below is within bytes the parser read: none can fail
+	 * once the first succeeded; the first failing leaves the frame as it
+	 * came.
+	 */
+	stamp = bpf_cpu_to_be64(bpf_ktime_get_tai_ns());
+	if (swap(ctx, 0, 6))			/* destination and source MAC */
+		return count(RFL_UNPARSED, XDP_PASS);
+	if (w.ipv6)
+		swap(ctx, w.l3 + 8, 16);	/* IPv6 source, destination */
+	else
+		swap(ctx, w.l3 + 12, 4);	/* IPv4 source, destination */
+	swap(ctx, w.l4, 2);			/* UDP ports */
+	bpf_xdp_store_bytes(ctx, at, &stamp, sizeof(stamp));
+	if (w.udp_check) {			/* 0 over IPv4: none, stays */
+		check = csum_add_stamp(w.udp_check, stamp);
+		bpf_xdp_store_bytes(ctx, w.l4 + 6, &check, sizeof(check));
+	}
+	return count(RFL_REFLECTED, XDP_TX);
+}
+
+char LICENSE[] SEC("license") = "GPL";

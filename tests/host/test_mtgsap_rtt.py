@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""mtgsap rtt: round trips through an XDP reflector, on a recording made
+here with known forward, dwell and return delays (mtgtest.sample)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mtgsap import cli
+from mtgsap.recording import F_CSUM_BAD, F_HDR_CORRUPT
+from mtgtest.sample import MS, reflect_recording
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def rec(tmp_path):
+    path = tmp_path / "reflect.rec"
+    return path, reflect_recording(path)
+
+
+def test_rtt_split_and_dwell(rec, capsys):
+    path, r = rec
+    code, out, err = run(capsys, "rtt", path, "--slot", 3, "--arrival-slot",
+                         0, "--shared-clock", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    tg1, tg2 = res["tgs"]
+    one = r[(r["tg_id"] == 1) & ((r["flags"] & F_HDR_CORRUPT) == 0)]
+    ok = ((one["flags"] & F_CSUM_BAD) == 0) & (one["tp_ns"][:, 3] != 0)
+    c = one[ok]
+    tx, tp0, tp3, rx = (v.astype(np.int64) for v in
+                        (c["tx_ns"], c["tp_ns"][:, 0], c["tp_ns"][:, 3],
+                         c["rx_ns"]))
+    assert tg1["records"] == len(one)
+    assert tg1["reflected"] == ok.sum() > 1800
+    assert tg1["unreflected"] == (~ok).sum() > 0
+    for what, want in (("rtt", rx - tx), ("forward", tp3 - tx),
+                       ("return", rx - tp3), ("dwell", tp3 - tp0)):
+        got = tg1[what]
+        assert got["records"] == len(want)
+        assert (got["min"], got["max"]) == (want.min(), want.max())
+        assert got["mean"] == np.mean(want)
+        assert got["p99"] == np.percentile(want, 99)
+    assert tg1["forward"]["mean"] + tg1["return"]["mean"] == \
+        pytest.approx(tg1["rtt"]["mean"], rel=1e-12)
+    # The delays the recording was made with: 4.05, 6 and 10.05 ms, 0.05
+    # ms (normal, sd <= 0.15 ms: the mean of > 1800 is within 0.015 ms
+    # at 5 sigma).
+    for what, ms in (("forward", 4.05), ("return", 6), ("rtt", 10.05),
+                     ("dwell", 0.05)):
+        assert abs(tg1[what]["mean"] - ms * MS) < 0.015 * MS, what
+    assert tg2["reflected"] == 0 and tg2["rtt"]["records"] == 0
+
+
+def test_rtt_without_a_shared_clock(rec, capsys):
+    path, _ = rec
+    code, out, err = run(capsys, "rtt", path, "--slot", 3, "--json")
+    assert code == 0, err
+    tg1 = json.loads(out)["tgs"][0]
+    assert "forward" not in tg1 and "return" not in tg1 and \
+        "dwell" not in tg1
+    code, out, _ = run(capsys, "rtt", path, "--slot", 3, "--tg", 1)
+    lines = out.splitlines()
+    assert lines[1].split()[:2] == ["1", "rtt"] and len(lines) == 4
+    assert lines[-2] == f"TG 1: {tg1['reflected']} of {tg1['records']} " \
+        "records have the reflection stamp tp3 (and a right UDP checksum)"
+    assert lines[-1].startswith("forward and return: not without "
+                                "--shared-clock")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--slot", "4"], "--slot 4: a test-point slot, 0 to 3"),
+    (["--slot", "3", "--arrival-slot", "3"],
+     "--arrival-slot 3: the reflector's own slot"),
+])
+def test_rtt_errors(rec, capsys, argv, message):
+    path, _ = rec
+    code, _, err = run(capsys, "rtt", path, *argv)
+    assert code == 1 and message in err and "Traceback" not in err
