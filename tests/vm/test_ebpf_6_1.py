@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The eBPF programs on the VM's kernel, Debian 12's 6.1: the host tests
+of the probe and the reflector (tests/host/test_ebpf_*.py, root, their own
+namespaces) run here as they are, so the verifier of 6.1 loads every
+program, and the round trip through netem, which the host's kernel may
+lack, runs: here nothing may be skipped."""
+
+import sys
+
+import pytest
+
+from mtgtest.system import ROOT, run
+
+pytestmark = pytest.mark.vm
+
+
+def test_ebpf_host_tests_pass_on_6_1():
+    res = run(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+              "-rs", "tests/host/test_ebpf_probe.py",
+              "tests/host/test_ebpf_reflect.py", check=False, timeout=1800,
+              cwd=ROOT)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    summary = out.strip().splitlines()[-1]
+    assert "passed" in summary and "skipped" not in summary, out
