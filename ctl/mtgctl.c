@@ -283,6 +283,9 @@ static const struct prog_option recv_options[] = {
 	DEFINE_OPTION("device", OPT_STRING, struct recv_opts, device,
 		      .metavar = "PATH",
 		      .help = "the module's device; default " MTG_DEVICE_PATH),
+	DEFINE_OPTION("clock-shift", OPT_SECONDS, struct recv_opts, clock_shift,
+		      .metavar = "TIME",
+		      .help = "act as if this host's clock were TIME ahead (TSP's time answers, every receive stamp): to test the offset estimate"),
 	END_OPTIONS
 };
 
@@ -342,7 +345,7 @@ static const struct command commands[] = {
 	  "XDP reflector (eBPF): send the MTG frames arriving on DEV back where\n        they came from, the reflection time in slot K of their header;\n        detach it, list them with their counters (Documentation/ebpf.rst).",
 	  reflect_options, &reflect_defaults, sizeof(struct reflect_opts),
 	  "ACTION", 1, -1, run_reflect },
-	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH]",
+	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME]",
 	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
 	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
 	  0, 0, run_recv },

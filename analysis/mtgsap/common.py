@@ -44,6 +44,10 @@ def add_input(parser):
     """What most commands take first: the recording, the selection and
     --json."""
     parser.add_argument("recording")
+    parser.add_argument("--correct-clock", action="store_true",
+                        help="bring receive stamps to the sender's clock "
+                             "by the offset TSP estimated (a recording of "
+                             "mtgctl recv)")
     add_selection(parser)
     add_json(parser)
 
@@ -120,7 +124,10 @@ def asked_by(option, value):
 
 
 def open_input(args):
-    return Recording(args.recording)
+    rec = Recording(args.recording)
+    if getattr(args, "correct_clock", False):
+        rec.correct_clock()
+    return rec
 
 
 def answer(args, data, rows=None, columns=None, title=None, out=None):

@@ -217,7 +217,10 @@ META = _obj(
                              netns=("null", STR), ifindex=UINT)),
     idf=("null", _obj(file=STR, text=STR,
                       includes=("list", _obj(file=STR, text=STR)))),
-    tgs=("list", TG_META), filtered=MAP, copied_from_partial=BOOL)
+    tgs=("list", TG_META), filtered=MAP, copied_from_partial=BOOL,
+    tsp=_obj(sender=STR, key=("null", STR),
+             clock=("null", _obj("offset_ns", "uncertainty_ns",
+                                 offset_ns=INT, uncertainty_ns=UINT))))
 
 
 def _says(t):
@@ -402,6 +405,24 @@ class Recording:
                         if n else np.zeros(0, dtype=dtype))
         self.start_ns = int(self.meta.get("start_ns") or
                             (self.records["rx_ns"].min() if n else 0))
+
+    def correct_clock(self):
+        """Receive stamps brought to the sender's clock: minus the offset
+        of the receiver's clock the sender estimated over TSP (metadata
+        "tsp"."clock", Documentation/tsp.rst), so that one-way delays
+        across hosts hold without synchronised clocks, within the
+        estimate's uncertainty. The records are copied into memory."""
+        clock = (self.meta.get("tsp") or {}).get("clock")
+        if not clock:
+            raise RecordingError(
+                f"{self.path}: no estimate of the clocks' offset: only a "
+                f"recording of mtgctl recv from a sender of TSP 1.0 holds one")
+        records = np.array(self.records)
+        rx = records["rx_ns"].astype(np.int64) - int(clock["offset_ns"])
+        records["rx_ns"] = rx.astype(records.dtype["rx_ns"])
+        self.records = records
+        self.clock_offset_ns = int(clock["offset_ns"])
+        self.clock_uncertainty_ns = int(clock["uncertainty_ns"])
 
     def _check_extras(self, f, body):
         """Version 2: the records the header counts, then the section, every

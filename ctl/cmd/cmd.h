@@ -83,6 +83,7 @@ struct recv_opts {
 	uint64_t duration;	/* ns; 0: until a signal */
 	uint64_t ring;		/* receive ring records, per run */
 	const char *device;	/* the module's device file */
+	uint64_t clock_shift;	/* ns this host's clock acts ahead (tests) */
 };
 
 struct reflect_opts {

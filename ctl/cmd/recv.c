@@ -341,7 +341,7 @@ static int on_start(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 			 run ? "started already" : "no flow of it was accepted");
 		return refuse(p, TSP_ERR_UNEXPECTED, TSP_START, text, why, len);
 	}
-	if (rrun_start(&d->cfg, run, m->u.start.start_ns, p->c.peer, text,
+	if (rrun_start(&d->cfg, run, &m->u.start, p->c.peer, text,
 		       sizeof(text))) {
 		/* the sender stops the run's flows when it reads this */
 		tsp_conn_error(&p->c, TSP_ERR_INTERNAL, TSP_START, text);
@@ -391,6 +391,18 @@ static int on_closed(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 	return 0;
 }
 
+/* A clock exchange: when the request came, when the answer leaves. */
+static int on_time(struct daemon *d, struct peer *p, const struct tsp_msg *m,
+		   char *why, size_t len)
+{
+	struct tsp_msg out = { .type = TSP_TIME_RESP };
+
+	out.u.time.t1 = m->u.time.t1;
+	out.u.time.t2 = now_tai() + d->o->clock_shift;
+	out.u.time.t3 = now_tai() + d->o->clock_shift;
+	return send_msg(p, &out, why, len);
+}
+
 /* One message of a peer: 0 to go on, 1 when released, -1 (why) to drop. */
 static int on_message(struct daemon *d, struct peer *p,
 		      const struct tsp_msg *m, char *why, size_t len)
@@ -402,6 +414,8 @@ static int on_message(struct daemon *d, struct peer *p,
 	if (p->state == PEER_AUTH)
 		return on_auth(p, m, why, len);
 	switch (m->type) {
+	case TSP_TIME_REQ:
+		return on_time(d, p, m, why, len);
 	case TSP_FLOW_REQ:
 		return on_flow_req(d, p, m, why, len);
 	case TSP_START:
@@ -533,6 +547,7 @@ static int configure(struct daemon *d)
 	d->cfg = (struct rrun_cfg){
 		.dir = o->out, .device = o->device, .ring = o->ring,
 		.key_path = o->key, .say = d->say,
+		.clock_shift_ns = o->clock_shift,
 	};
 	return 0;
 }

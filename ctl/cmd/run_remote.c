@@ -14,6 +14,7 @@
 int remote_agree(struct run *r)
 {
 	size_t i;
+	int err;
 
 	for (i = 0; i < r->ntgs; i++) {
 		const struct run_tg *t = &r->tgs[i];
@@ -28,7 +29,18 @@ int remote_agree(struct run *r)
 	}
 	if (!r->remote.nflows)
 		return 0;
-	if (rsend_agree(&r->remote, r->f.key, r->run_id))
+	err = rsend_agree(&r->remote, r->f.key, r->run_id);
+	/* what was learnt of the clocks, even when a flow was refused */
+	for (i = 0; i < r->remote.nrcvrs; i++) {
+		const struct rsend_rcvr *c = &r->remote.rcvrs[i];
+
+		if (c->setup.valid)
+			fprintf(r->say, "receiver %s: its clock %+lld ns from ours, +- %llu ns (best of %u exchanges)\n",
+				c->name, (long long)c->setup.offset_ns,
+				(unsigned long long)c->setup.uncertainty_ns,
+				c->setup.samples);
+	}
+	if (err)
 		return -EPERM;
 	fprintf(r->say, "%zu TG%s agreed with %zu receiver%s over TSP\n",
 		r->remote.nflows, r->remote.nflows == 1 ? "" : "s",
@@ -104,6 +116,10 @@ void remote_report(const struct run *r, FILE *f)
 				(long long)res->owd_mean_ns,
 				(long long)res->owd_max_ns,
 				(unsigned long long)res->jitter_ns);
+		if (!(res->flags & TSP_RESULT_NO_OWD) && rf->rcvr->setup.valid)
+			fprintf(f, " (mean %lld ns with its clock brought to ours)",
+				(long long)(res->owd_mean_ns -
+					    rf->rcvr->setup.offset_ns));
 		fprintf(f, "%s\n", res->flags & TSP_RESULT_INCOMPLETE ?
 			" (incomplete)" : "");
 	}
@@ -119,4 +135,6 @@ void remote_summary(const struct run *r, const struct run_tg *t,
 	out->rcvr = rf->rcvr->name;
 	out->remote = rf->have_result ? &rf->res : NULL;
 	out->remote_why = rf->why;
+	out->clock_setup = &rf->rcvr->setup;
+	out->clock_teardown = &rf->rcvr->teardown;
 }

@@ -126,8 +126,9 @@ static int pick_paths(const struct rrun_cfg *c, struct rrun *run,
 	return -1;
 }
 
-int rrun_start(const struct rrun_cfg *c, struct rrun *run, uint64_t t0,
-	       const char *sender, char *why, size_t len)
+int rrun_start(const struct rrun_cfg *c, struct rrun *run,
+	       const struct tsp_start *st, const char *sender, char *why,
+	       size_t len)
 {
 	struct idf_listen *want = calloc(run->nflows, sizeof(*want));
 	const char **raw = calloc(run->nflows, sizeof(*raw));
@@ -135,10 +136,12 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run, uint64_t t0,
 	struct rec_meta mi = {
 		.command = "recv",
 		.run_id = run->run_id,
-		.start_ns = t0,
+		.start_ns = st->start_ns,
 		.ring_records = c->ring,
 		.tsp_sender = sender,
 		.tsp_key = c->key_path,
+		.tsp_offset_ns = st->offset_ns,
+		.tsp_uncertainty_ns = st->uncertainty_ns,
 	};
 	size_t i, j, n = 0;
 	bool oom = false;
@@ -172,6 +175,7 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run, uint64_t t0,
 		goto out_abandon;
 	}
 	run->ls.rx.events = c->say;
+	run->ls.rx.clock_shift_ns = c->clock_shift_ns;
 	for (i = 0; i < run->nflows && !oom; i++)
 		run->flows[i].m = meter_find(&run->ls.rx.meters, run->run_id,
 					     run->flows[i].id, true, &oom);
@@ -184,7 +188,9 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run, uint64_t t0,
 		goto out_abandon;
 	}
 	listening_commit(&run->ls);
-	run->t0 = t0;
+	run->t0 = st->start_ns;
+	run->offset_ns = st->offset_ns;
+	run->uncertainty_ns = st->uncertainty_ns;
 	run->started = true;
 	ret = 0;
 	goto out;

@@ -33,6 +33,8 @@ struct rrun {
 	struct listening ls;
 	bool started;			/* TSP_START came: recording */
 	uint64_t t0;			/* the sender's T0, CLOCK_TAI */
+	int64_t offset_ns;		/* the sender's estimate of our clock */
+	uint64_t uncertainty_ns;	/* 0: none */
 	char path[PATH_MAX];		/* the recording */
 	char summary[PATH_MAX];		/* its summary */
 };
@@ -44,6 +46,7 @@ struct rrun_cfg {
 	uint64_t ring;			/* receive ring records */
 	const char *key_path;		/* recorded with the run */
 	FILE *say;			/* event lines */
+	uint64_t clock_shift_ns;	/* added to the receive stamps */
 };
 
 /*
@@ -66,8 +69,9 @@ struct rflow *rrun_flow(struct rrun *run, uint32_t id);
  * TSP_START: listen on the flows' interfaces, the recording created
  * (never over another) and begun. 0, or -1 with why.
  */
-int rrun_start(const struct rrun_cfg *c, struct rrun *run, uint64_t t0,
-	       const char *sender, char *why, size_t len);
+int rrun_start(const struct rrun_cfg *c, struct rrun *run,
+	       const struct tsp_start *st, const char *sender, char *why,
+	       size_t len);
 /* Take what the rings hold (a started run). */
 void rrun_poll(struct rrun *run, uint64_t now);
 /* A flow's result for TSP_RESULT. */

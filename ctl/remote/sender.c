@@ -173,6 +173,14 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 			break;
 		}
 		c->up = true;
+		if (tsp_clock_estimate(&c->c, TSP_CLOCK_SAMPLES,
+				       RSEND_TIMEOUT_MS, &c->setup, why,
+				       sizeof(why))) {
+			pr_err("receiver %s: no clock estimate: %s\n", c->name,
+			       why);
+			ret = -1;
+			break;
+		}
 		ret = request(s, c, run_id);
 	}
 	if (ret)
@@ -189,6 +197,9 @@ void rsend_start(struct rsend *s, uint32_t run_id, uint64_t t0)
 	m.u.start.start_ns = t0;
 	for (i = 0; i < s->nrcvrs; i++) {
 		struct rsend_rcvr *c = &s->rcvrs[i];
+
+		m.u.start.offset_ns = c->setup.offset_ns;
+		m.u.start.uncertainty_ns = c->setup.uncertainty_ns;
 
 		if (c->up && tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, c->why,
 					   sizeof(c->why))) {
@@ -293,8 +304,17 @@ void rsend_finish(struct rsend *s)
 	size_t i;
 
 	for (i = 0; i < s->nrcvrs; i++) {
-		close_flows(s, &s->rcvrs[i]);
-		release(&s->rcvrs[i]);
+		struct rsend_rcvr *c = &s->rcvrs[i];
+		char why[400];
+
+		/* the second estimate says how far the clocks drifted apart */
+		if (c->up && tsp_clock_estimate(&c->c, TSP_CLOCK_SAMPLES,
+						RSEND_TIMEOUT_MS, &c->teardown,
+						why, sizeof(why)))
+			pr_warn("receiver %s: no clock estimate at the end: %s\n",
+				c->name, why);
+		close_flows(s, c);
+		release(c);
 	}
 	for (i = 0; i < s->nflows; i++)
 		if (!s->flows[i].have_result && s->flows[i].rcvr)

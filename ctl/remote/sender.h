@@ -23,6 +23,8 @@ struct rsend_rcvr {
 	char name[TSP_PEER_NAME];
 	struct tsp_conn c;
 	bool up;			/* authenticated, not gone */
+	struct tsp_clock setup;		/* its clock, before the run */
+	struct tsp_clock teardown;	/* and after */
 	bool lost;			/* went away in the run */
 	char why[400];			/* why it went away */
 };

@@ -189,6 +189,7 @@ int64_t receiver_poll(struct receiver *x)
 		for (i = 0; i < n; i++) {
 			memcpy(&rec, mtg_ring_record(&d->data, (uint64_t)i),
 			       sizeof(rec));
+			rec.rx_ns += x->clock_shift_ns;
 			err = take_record(x, &rec);
 			if (err)
 				return err;

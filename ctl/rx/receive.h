@@ -34,6 +34,9 @@ struct receiver {
 	uint64_t payloads;	/* payloads kept, taken */
 	uint64_t bit_lists;	/* wrong bits' positions kept, taken */
 	uint64_t t0;		/* CLOCK_TAI: events say the time since */
+	uint64_t clock_shift_ns;	/* added to every receive stamp: a
+					 * clock set ahead on purpose (recv's
+					 * --clock-shift, to test estimates) */
 	FILE *events;		/* where event lines go; NULL: nowhere */
 };
 

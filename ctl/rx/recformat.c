@@ -5,6 +5,7 @@
  * of records and extra entries, and the metadata JSON with the records'
  * dtype. The writer (recording.c) and the reader (recread.c) use these.
  */
+#include <dirent.h>
 #include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,50 @@ static void record_dtype(struct jw *j)
 	jw_obj_end(j);
 }
 
+/*
+ * The clock daemons running on the host (by their command names in
+ * /proc): which disciplines the clock, PTP (ptp4l, phc2sys) or NTP
+ * (chronyd, ntpd, systemd-timesyncd), as a list.
+ */
+static void clock_daemons(struct jw *j)
+{
+	static const char *const known[] = {
+		"ptp4l", "phc2sys", "timemaster", "chronyd", "ntpd",
+		"systemd-timesyn",	/* systemd-timesyncd, cut to 15 */
+	};
+	bool seen[sizeof(known) / sizeof(known[0])] = { false };
+	struct dirent *e;
+	char path[64], comm[32];
+	size_t i, n;
+	DIR *d;
+	FILE *f;
+
+	jw_key(j, "daemons");
+	jw_arr_begin(j);
+	d = opendir("/proc");
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		n = fread(comm, 1, sizeof(comm) - 1, f);
+		fclose(f);
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (!strcmp(comm, known[i]))
+				seen[i] = true;
+	}
+	if (d)
+		closedir(d);
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (seen[i])
+			jw_str(j, i == 5 ? "systemd-timesyncd" : known[i]);
+	jw_arr_end(j);
+}
+
 /* The host and its clock, as the kernel tells them now. */
 static void host_and_clock(struct jw *j)
 {
@@ -167,6 +212,7 @@ static void host_and_clock(struct jw *j)
 		jw_ku64(j, "maxerror_us", (uint64_t)tx.maxerror);
 		jw_ku64(j, "esterror_us", (uint64_t)tx.esterror);
 	}
+	clock_daemons(j);
 	jw_obj_end(j);
 }
 
@@ -243,6 +289,15 @@ char *rec_meta_json(const struct rec_meta *mi, size_t *len)
 		jw_obj_begin(&j);
 		jw_kstr(&j, "sender", mi->tsp_sender);
 		jw_kstr(&j, "key", mi->tsp_key);
+		jw_key(&j, "clock");
+		if (mi->tsp_uncertainty_ns) {
+			jw_obj_begin(&j);
+			jw_ki64(&j, "offset_ns", mi->tsp_offset_ns);
+			jw_ku64(&j, "uncertainty_ns", mi->tsp_uncertainty_ns);
+			jw_obj_end(&j);
+		} else {
+			jw_null(&j);
+		}
 		jw_obj_end(&j);
 	}
 	jw_obj_end(&j);

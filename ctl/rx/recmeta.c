@@ -174,6 +174,17 @@ static const struct mt t_iface = OBJ(k_iface);
 static const struct mt t_ifaces = LIST(&t_iface);
 static const struct mt t_idf = OBJ_NULL(k_idf);
 static const struct mt t_tgs = LIST(&t_tg);
+/* recv: the sender over TSP and its estimate of our clock */
+static const struct mt_key k_tsp_clock[] = {
+	{ "offset_ns", &t_int, true }, { "uncertainty_ns", &t_uint, true },
+	{ NULL },
+};
+static const struct mt t_tsp_clock = OBJ_NULL(k_tsp_clock);
+static const struct mt_key k_tsp[] = {
+	{ "sender", &t_str, false }, { "key", &t_str_null, false },
+	{ "clock", &t_tsp_clock, false }, { NULL },
+};
+static const struct mt t_tsp = OBJ(k_tsp);
 static const struct mt_key k_meta[] = {
 	{ "format", &t_format, true }, { "version", &t_uint, true },
 	{ "command", &t_str, false }, { "mtgctl", &t_str, false },
@@ -183,7 +194,8 @@ static const struct mt_key k_meta[] = {
 	{ "ring_records", &t_uint, false }, { "passthrough", &t_bool, false },
 	{ "interfaces", &t_ifaces, false }, { "idf", &t_idf, false },
 	{ "tgs", &t_tgs, false }, { "filtered", &t_map, false },
-	{ "copied_from_partial", &t_bool, false }, { NULL },
+	{ "copied_from_partial", &t_bool, false }, { "tsp", &t_tsp, false },
+	{ NULL },
 };
 static const struct mt t_meta = OBJ(k_meta);
 

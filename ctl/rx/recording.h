@@ -229,6 +229,8 @@ struct rec_meta {
 	size_t nraw;
 	const char *tsp_sender;		/* "192.0.2.1:40000", or NULL */
 	const char *tsp_key;		/* the key file the sender proved */
+	int64_t tsp_offset_ns;		/* the sender's estimate of our clock */
+	uint64_t tsp_uncertainty_ns;	/* 0: none */
 };
 
 /* The metadata JSON (malloc'd, *len bytes), or NULL when out of memory. */

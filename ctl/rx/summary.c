@@ -107,6 +107,23 @@ static void rx_json(struct jw *j, const struct meter *m, int64_t sent)
 	percentiles_json(j, "owd_ns", &owd, false);
 }
 
+/* An estimate of the receiver's clock (tsp/conn.h), or null. */
+static void clock_json(struct jw *j, const char *key,
+		       const struct tsp_clock *c)
+{
+	jw_key(j, key);
+	if (!c || !c->valid) {
+		jw_null(j);
+		return;
+	}
+	jw_obj_begin(j);
+	jw_ki64(j, "offset_ns", c->offset_ns);
+	jw_ku64(j, "uncertainty_ns", c->uncertainty_ns);
+	jw_ku64(j, "rtt_ns", c->rtt_ns);
+	jw_ku64(j, "samples", c->samples);
+	jw_obj_end(j);
+}
+
 /* What the TG's remote receiver measured (TSP_RESULT), or why not. */
 static void remote_json(struct jw *j, const struct summary_tg *t,
 			uint64_t sent)
@@ -146,6 +163,20 @@ static void remote_json(struct jw *j, const struct summary_tg *t,
 	jw_ku64(j, "jitter_ns", r->jitter_ns);
 	jw_ku64(j, "first_rx_ns", r->first_rx_ns);
 	jw_ku64(j, "last_rx_ns", r->last_rx_ns);
+	clock_json(j, "clock", t->clock_setup);
+	clock_json(j, "clock_end", t->clock_teardown);
+	/* the delays with the receiver's clock brought to ours */
+	if (r->flags & TSP_RESULT_NO_OWD || !t->clock_setup ||
+	    !t->clock_setup->valid) {
+		jw_knull(j, "owd_corrected_ns");
+	} else {
+		jw_key(j, "owd_corrected_ns");
+		jw_obj_begin(j);
+		jw_ki64(j, "min", r->owd_min_ns - t->clock_setup->offset_ns);
+		jw_ki64(j, "mean", r->owd_mean_ns - t->clock_setup->offset_ns);
+		jw_ki64(j, "max", r->owd_max_ns - t->clock_setup->offset_ns);
+		jw_obj_end(j);
+	}
 	jw_obj_end(j);
 }
 

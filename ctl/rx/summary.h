@@ -14,6 +14,7 @@
 
 #include "rx/hist.h"
 #include "rx/meter.h"
+#include "tsp/conn.h"
 #include "tsp/wire.h"
 #include "uapi/mtg.h"
 
@@ -36,6 +37,8 @@ struct summary_tg {
 	const char *rcvr;		/* its remote receiver (TSP), or NULL */
 	const struct tsp_result *remote;	/* what it measured, or NULL */
 	const char *remote_why;		/* no figures: why */
+	const struct tsp_clock *clock_setup;	/* the receiver's clock */
+	const struct tsp_clock *clock_teardown;
 };
 
 struct listen_dev;

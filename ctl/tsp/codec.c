@@ -473,7 +473,15 @@ static int walk_mtg_body(struct cur *c, struct tsp_msg *m)
 		return walk_result(c, m);
 	case TSP_START:
 		u32be(c, "run_id", &m->u.start.run_id);
-		return u64be(c, "start_ns", &m->u.start.start_ns);
+		u64be(c, "start_ns", &m->u.start.start_ns);
+		u64be(c, "offset_ns", (uint64_t *)&m->u.start.offset_ns);
+		return u64be(c, "uncertainty_ns", &m->u.start.uncertainty_ns);
+	case TSP_TIME_REQ:
+		return u64be(c, "t1", &m->u.time.t1);
+	case TSP_TIME_RESP:
+		u64be(c, "t1", &m->u.time.t1);
+		u64be(c, "t2", &m->u.time.t2);
+		return u64be(c, "t3", &m->u.time.t3);
 	default:
 		return walk_error(c, m);
 	}

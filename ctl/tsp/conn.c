@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tsp/conn.h"
+#include "util/clock.h"
 
 static uint64_t mono_ms(void)
 {
@@ -331,4 +332,45 @@ int tsp_dial(struct tsp_conn *c, int family, const uint8_t *addr,
 		return 0;
 	tsp_conn_close(c);
 	return -1;
+}
+
+int tsp_clock_estimate(struct tsp_conn *c, unsigned int n, int timeout_ms,
+		       struct tsp_clock *out, char *why, size_t len)
+{
+	struct tsp_msg m = { .type = TSP_TIME_REQ }, in;
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		uint64_t t1 = now_tai(), t4, rtt, held;
+		int64_t offset;
+
+		m.u.time.t1 = t1;
+		if (tsp_conn_send(c, &m, timeout_ms, why, len) ||
+		    tsp_conn_recv(c, &in, timeout_ms, why, len) < 0)
+			return -1;
+		t4 = now_tai();
+		if (in.type != TSP_TIME_RESP || in.u.time.t1 != t1 ||
+		    in.u.time.t3 < in.u.time.t2) {
+			snprintf(why, len, "%s answered a time request with %s",
+				 c->peer, in.type == TSP_TIME_RESP ?
+				 "stamps that make no sense" :
+				 tsp_type_name(in.type));
+			tsp_msg_free(&in);
+			return -1;
+		}
+		held = in.u.time.t3 - in.u.time.t2;
+		rtt = t4 - t1 > held ? t4 - t1 - held : 0;
+		offset = ((int64_t)(in.u.time.t2 - t1) +
+			  (int64_t)(in.u.time.t3 - t4)) / 2;
+		if (!out->valid || rtt < out->rtt_ns) {
+			out->valid = true;
+			out->offset_ns = offset;
+			out->rtt_ns = rtt;
+			/* the clocks are read to the nanosecond: at least 1 */
+			out->uncertainty_ns = rtt / 2 + 1;
+		}
+		out->samples++;
+	}
+	return 0;
 }

@@ -60,6 +60,27 @@ int tsp_conn_next(struct tsp_conn *c, struct tsp_msg *m, char *why,
 int tsp_conn_recv(struct tsp_conn *c, struct tsp_msg *m, int timeout_ms,
 		  char *why, size_t len);
 
+/* What an NTP-style exchange tells of the receiver's clock. */
+struct tsp_clock {
+	bool valid;
+	int64_t offset_ns;		/* receiver's CLOCK_TAI - sender's */
+	uint64_t uncertainty_ns;	/* half the best exchange's round trip */
+	uint64_t rtt_ns;		/* that round trip, the receiver's time
+					 * between the two stamps taken out */
+	unsigned int samples;
+};
+
+#define TSP_CLOCK_SAMPLES	8
+
+/*
+ * The sender's side: n exchanges of TSP_TIME_REQ and _RESP, the one of
+ * the shortest round trip kept (NTP's clock filter): the offset
+ * ((t2 - t1) + (t3 - t4)) / 2 is within half that round trip of the true
+ * one while neither clock drifts. 0, or -1 with why.
+ */
+int tsp_clock_estimate(struct tsp_conn *c, unsigned int n, int timeout_ms,
+		       struct tsp_clock *out, char *why, size_t len);
+
 /*
  * The sender's opening: connect to host (an address) and port within
  * timeout_ms, hellos, the challenge answered, the receiver's proof

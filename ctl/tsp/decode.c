@@ -23,7 +23,9 @@ static const struct {
 	[TSP_FLOW_ACK - TSP_MTG_FIRST] = { 10, 10 + TSP_MAX_TEXT },
 	[TSP_RESULT - TSP_MTG_FIRST] = { 96, 96 },
 	[TSP_ERROR - TSP_MTG_FIRST] = { 6, 6 + TSP_MAX_TEXT },
-	[TSP_START - TSP_MTG_FIRST] = { 12, 12 },
+	[TSP_START - TSP_MTG_FIRST] = { 28, 28 },
+	[TSP_TIME_REQ - TSP_MTG_FIRST] = { 8, 8 },
+	[TSP_TIME_RESP - TSP_MTG_FIRST] = { 24, 24 },
 };
 
 int tsp_check_type(uint8_t t, const struct tsp_cfg *c, uint64_t base,

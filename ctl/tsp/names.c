@@ -42,6 +42,8 @@ static const char *const mtg_names[] = {
 	[TSP_RESULT - TSP_MTG_FIRST] = "TSP_RESULT",
 	[TSP_ERROR - TSP_MTG_FIRST] = "TSP_ERROR",
 	[TSP_START - TSP_MTG_FIRST] = "TSP_START",
+	[TSP_TIME_REQ - TSP_MTG_FIRST] = "TSP_TIME_REQ",
+	[TSP_TIME_RESP - TSP_MTG_FIRST] = "TSP_TIME_RESP",
 };
 
 const char *tsp_type_name(uint8_t type)
@@ -68,6 +70,7 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_AUTH:
 	case TSP_FLOW_REQ:
 	case TSP_START:
+	case TSP_TIME_REQ:
 		return 1;
 	case TSP_ACK_CONNECT:
 	case TSP_ACK_CLOSED_FLOW:
@@ -83,6 +86,7 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_AUTH_OK:
 	case TSP_FLOW_ACK:
 	case TSP_RESULT:
+	case TSP_TIME_RESP:
 		return 2;
 	case TSP_ACK_SEND_FLOW:	/* a sender's in passive mode */
 	case TSP_HELLO:

@@ -50,7 +50,9 @@ enum tsp_type {
 	TSP_RESULT = 0x86,
 	TSP_ERROR = 0x87,
 	TSP_START = 0x88,
-	TSP_MTG_LAST = 0x88,
+	TSP_TIME_REQ = 0x89,
+	TSP_TIME_RESP = 0x8a,
+	TSP_MTG_LAST = 0x8a,
 	TSP_MTG_FIRST = 0x80,
 	TSP_MTG_RESERVED_END = 0xbf,
 };
@@ -197,10 +199,22 @@ struct tsp_error {
 	struct tsp_text text;
 };
 
-/* mtg: TSP_START, the run's flows requested so far start at start_ns */
+/*
+ * mtg: TSP_START, the run's flows requested so far start at start_ns;
+ * with the sender's estimate of the receiver's clock (uncertainty 0:
+ * none)
+ */
 struct tsp_start {
 	uint32_t run_id;
 	uint64_t start_ns;		/* T0, CLOCK_TAI */
+	int64_t offset_ns;		/* receiver's CLOCK_TAI - sender's */
+	uint64_t uncertainty_ns;	/* the true offset is within +- this */
+};
+
+/* mtg: TSP_TIME_REQ and _RESP, an NTP-style exchange (CLOCK_TAI) */
+struct tsp_time {
+	uint64_t t1;			/* the sender's, when it asked */
+	uint64_t t2, t3;		/* RESP: the receiver's, in and out */
 };
 
 struct tsp_msg {
@@ -221,6 +235,7 @@ struct tsp_msg {
 		struct tsp_result result;
 		struct tsp_error error;
 		struct tsp_start start;
+		struct tsp_time time;
 	} u;
 };
 

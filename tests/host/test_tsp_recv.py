@@ -12,6 +12,7 @@ this holds on any host). What is received once a flow is accepted is
 tests/vm/test_tsp_hosts.py's."""
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -260,3 +261,22 @@ def test_expired_challenge(tmp_path, keys):
     finally:
         rc, log = recv.stop()
     assert rc == 0 and "auth-expired" in log
+
+
+@pytest.mark.parametrize("shift_ms", [0, 7, 250])
+def test_clock_estimate_finds_an_injected_offset(tmp_path, keys, shift_ms):
+    """The receiver acts as if its clock were SHIFT ahead (--clock-shift:
+    its TSP time answers; its receive stamps too): the sender's estimate,
+    made before any flow is requested, is within its stated uncertainty
+    of it."""
+    recv = tspd.Recv(tmp_path / "a.key", tmp_path, "--device", NO_DEVICE,
+                     "--clock-shift", f"{shift_ms}ms")
+    try:
+        res = run_idf(tmp_path, recv.port, "a.key")
+    finally:
+        recv.stop()
+    m = re.search(r"receiver 127\.0\.0\.1:\d+: its clock ([+-]\d+) ns from "
+                  r"ours, \+- (\d+) ns \(best of 8 exchanges\)", res.stdout)
+    assert m, res.stdout + res.stderr
+    offset, uncertainty = int(m.group(1)), int(m.group(2))
+    assert abs(offset - shift_ms * 10**6) <= uncertainty, m.group(0)

@@ -115,5 +115,10 @@ SAMPLES = [
                   "text": "TSP 2.0 here; 1.0 asked"}),
     ("sender", {"type": 0x87, "code": 8, "about": 0, "text": ""}),
     ("sender", {"type": 0x88, "run_id": 0xFFFFFFFF,
-                "start_ns": 1_790_000_000_000_000_000}),
+                "start_ns": 1_790_000_000_000_000_000,
+                "offset_ns": -5_000_123, "uncertainty_ns": 41_000}),
+    ("sender", {"type": 0x88, "run_id": 1, "start_ns": 0, "offset_ns": 0,
+                "uncertainty_ns": 0}),
+    ("sender", {"type": 0x89, "t1": 1_790_000_000_000_000_001}),
+    ("receiver", {"type": 0x8A, "t1": 1, "t2": 2**63 - 1, "t3": 3}),
 ]

@@ -126,6 +126,15 @@ static void mtg_out(struct jw *j, const struct tsp_msg *m)
 	case TSP_START:
 		jw_ku64(j, "run_id", m->u.start.run_id);
 		jw_ku64(j, "start_ns", m->u.start.start_ns);
+		jw_ki64(j, "offset_ns", m->u.start.offset_ns);
+		jw_ku64(j, "uncertainty_ns", m->u.start.uncertainty_ns);
+		break;
+	case TSP_TIME_RESP:
+		jw_ku64(j, "t2", m->u.time.t2);
+		jw_ku64(j, "t3", m->u.time.t3);
+		/* fall through */
+	case TSP_TIME_REQ:
+		jw_ku64(j, "t1", m->u.time.t1);
 		break;
 	case TSP_ERROR:
 		jw_ku64(j, "code", m->u.error.code);
@@ -434,7 +443,16 @@ static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 		return result_in(o, m, err, len);
 	case TSP_START:
 		return GET(o, "run_id", m->u.start.run_id) ||
-			GET(o, "start_ns", m->u.start.start_ns) ? -1 : 0;
+			GET(o, "start_ns", m->u.start.start_ns) ||
+			get_i(o, "offset_ns", &m->u.start.offset_ns, err, len) ||
+			GET(o, "uncertainty_ns", m->u.start.uncertainty_ns) ?
+			-1 : 0;
+	case TSP_TIME_RESP:
+		return GET(o, "t1", m->u.time.t1) ||
+			GET(o, "t2", m->u.time.t2) ||
+			GET(o, "t3", m->u.time.t3) ? -1 : 0;
+	case TSP_TIME_REQ:
+		return GET(o, "t1", m->u.time.t1);
 	case TSP_ERROR:
 		return GET(o, "code", m->u.error.code) ||
 			GET(o, "about", m->u.error.about) ||

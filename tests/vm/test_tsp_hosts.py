@@ -14,8 +14,10 @@ incomplete."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -25,7 +27,7 @@ from mtgwitness import wire
 from mtgwitness.capture import Capture
 from mtgtest import tspd
 from mtgtest.ctl import MTGCTL
-from mtgtest.system import DEBUG_KERNEL, ROOT, run
+from mtgtest.system import DEBUG_KERNEL, ROOT, run as run_cmd
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst
 
@@ -201,8 +203,8 @@ def test_two_hosts_example():
     if DEBUG_KERNEL:
         env = dict(os.environ, MTG_TWO_HOSTS_RUN_OPTS="--start-delay 10 "
                    "--drain 30")
-    res = run(ROOT / "examples/two-hosts.sh", check=False, timeout=900,
-              env=env)
+    res = run_cmd(ROOT / "examples/two-hosts.sh", check=False, timeout=900,
+                  env=env)
     out = res.stdout + res.stderr
     assert res.returncode == 0, out
     assert "2 TGs agreed with 1 receiver over TSP" in out
@@ -210,3 +212,49 @@ def test_two_hosts_example():
     assert ": complete, " in out
     for tg in (1, 2):
         assert f"TG {tg}: sent 2000, at 10.98.2.2:9000: received " in out
+
+
+SHIFT_MS = 20
+
+
+def test_clock_offset_injected(hosts, tmp_path):
+    """The namespaces share one clock: the receiver acts as if its own
+    were SHIFT_MS ahead (--clock-shift: its time answers and every receive
+    stamp). The sender's estimate is within its stated uncertainty of the
+    shift; the receiver's delays carry it, the corrected ones do not, in
+    the summary and through mtgsap --correct-clock on the recording."""
+    loop, out = hosts
+    # a process named as chrony's daemon: the recording names it
+    shutil.copy("/bin/sleep", tmp_path / "chronyd")
+    daemon = subprocess.Popen([tmp_path / "chronyd", "600"])
+    recv = tspd.Recv(tmp_path / "tsp.key", out, "--clock-shift",
+                     f"{SHIFT_MS}ms", netns=loop.ns_r)
+    try:
+        run = sender(loop, tmp_path, remote_idf(loop, recv.port, 200))
+        stdout, stderr = run.communicate(timeout=900)
+    finally:
+        rc, log = recv.stop()
+        daemon.kill()
+        daemon.wait()
+    assert run.returncode == 0, stdout + stderr
+    s = json.loads((tmp_path / "summary.json").read_text())
+    shift = SHIFT_MS * 1_000_000
+    for tg in s["tgs"]:
+        r = tg["remote"]
+        clock = r["clock"]
+        assert abs(clock["offset_ns"] - shift) <= clock["uncertainty_ns"], r
+        assert r["owd_ns"]["min"] >= shift + NETEM_MS * 1_000_000
+        assert r["owd_corrected_ns"]["min"] >= \
+            NETEM_MS * 1_000_000 - clock["uncertainty_ns"]
+        assert r["owd_corrected_ns"]["mean"] == \
+            r["owd_ns"]["mean"] - clock["offset_ns"]
+    recording, = out.glob("run-*.mtgrec")
+    rec = Recording(recording)
+    assert "chronyd" in rec.meta["clock"]["daemons"]
+    assert rec.meta["tsp"]["clock"]["offset_ns"] == \
+        s["tgs"][0]["remote"]["clock"]["offset_ns"]
+    res = run_cmd(sys.executable, "-m", "mtgsap", "flows", recording,
+                  "--json", "--correct-clock")
+    for f in json.loads(res.stdout)["flows"]:
+        assert NETEM_MS * 1_000_000 - clock["uncertainty_ns"] <= \
+            f["owd_mean"] < shift
