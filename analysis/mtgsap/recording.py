@@ -217,7 +217,8 @@ META = _obj(
                              netns=("null", STR), ifindex=UINT)),
     idf=("null", _obj(file=STR, text=STR,
                       includes=("list", _obj(file=STR, text=STR)))),
-    tgs=("list", TG_META), filtered=MAP, copied_from_partial=BOOL)
+    tgs=("list", TG_META), filtered=MAP, copied_from_partial=BOOL,
+    receiver=_obj("source", source=STR, stamp=STR, payload_compared=BOOL))
 
 
 def _says(t):

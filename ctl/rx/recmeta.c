@@ -174,6 +174,11 @@ static const struct mt t_iface = OBJ(k_iface);
 static const struct mt t_ifaces = LIST(&t_iface);
 static const struct mt t_idf = OBJ_NULL(k_idf);
 static const struct mt t_tgs = LIST(&t_tg);
+static const struct mt_key k_receiver[] = {
+	{ "source", &t_str, true }, { "stamp", &t_str, false },
+	{ "payload_compared", &t_bool, false }, { NULL },
+};
+static const struct mt t_receiver = OBJ(k_receiver);
 static const struct mt_key k_meta[] = {
 	{ "format", &t_format, true }, { "version", &t_uint, true },
 	{ "command", &t_str, false }, { "mtgctl", &t_str, false },
@@ -183,7 +188,8 @@ static const struct mt_key k_meta[] = {
 	{ "ring_records", &t_uint, false }, { "passthrough", &t_bool, false },
 	{ "interfaces", &t_ifaces, false }, { "idf", &t_idf, false },
 	{ "tgs", &t_tgs, false }, { "filtered", &t_map, false },
-	{ "copied_from_partial", &t_bool, false }, { NULL },
+	{ "copied_from_partial", &t_bool, false },
+	{ "receiver", &t_receiver, false }, { NULL },
 };
 static const struct mt t_meta = OBJ(k_meta);
 
