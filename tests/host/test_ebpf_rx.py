@@ -12,7 +12,6 @@ Needs root and ebpf/ built: skipped with the reason otherwise.
 """
 
 import json
-import os
 import signal
 import struct
 import subprocess
@@ -23,13 +22,14 @@ import pytest
 
 from mtgsap.recording import open_recording
 from mtgwitness import abi, wire
-from test_ebpf_probe import (ETH_P_8021Q, MTGCTL, Pair, _missing, addrs,
-                             run)
+import test_ebpf_probe
+from test_ebpf_probe import ETH_P_8021Q, MTGCTL, _missing, addrs, run
 
 pytestmark = pytest.mark.skipif(_missing() is not None,
                                 reason=str(_missing()))
 
 RUN = 7
+pair = test_ebpf_probe.pair     # the fixture: two namespaces, a veth pair
 FLAGS = abi.RX_F_IPV6 | abi.RX_F_HDR_CORRUPT | abi.RX_F_CSUM_BAD
 
 
@@ -107,15 +107,6 @@ class Listener:
             "the receiver stayed attached after mtgctl exited"
         summary = json.loads(self.summary.read_text())
         return out, err, summary, open_recording(self.rec)
-
-
-@pytest.fixture
-def pair(mtgctl):
-    p = Pair(os.getpid() % 10000)
-    try:
-        yield p
-    finally:
-        p.close()
 
 
 def test_a_run_is_recorded_every_packet_once(pair, tmp_path):
