@@ -220,7 +220,8 @@ META = _obj(
     tgs=("list", TG_META), filtered=MAP, copied_from_partial=BOOL,
     tsp=_obj(sender=STR, key=("null", STR),
              clock=("null", _obj("offset_ns", "uncertainty_ns",
-                                 offset_ns=INT, uncertainty_ns=UINT))))
+                                 offset_ns=INT, uncertainty_ns=UINT))),
+    receiver=_obj("source", source=STR, stamp=STR, payload_compared=BOOL))
 
 
 def _says(t):

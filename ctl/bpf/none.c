@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * mtgctl built without eBPF (ebpf/Makefile found something missing: see
- * `make -C ebpf missing`): the probes and reflectors say so. Built instead of probe.c and
- * reflector.c.
+ * `make -C ebpf missing`): the probes, reflectors and the XDP receiver
+ * say so. Built instead of probe.c, reflector.c and xdprx.c.
  */
 #include <errno.h>
 
 #include "bpf/probe.h"
 #include "bpf/reflector.h"
+#include "bpf/xdprx.h"
 #include "util/log.h"
 
 #ifndef MTG_BPF_MISSING
@@ -62,4 +63,38 @@ int reflect_list(const struct reflect_id *r, struct reflect_info **out,
 	*out = NULL;
 	*n = 0;
 	return none("reflect");
+}
+
+int xdp_rx_open(struct xdp_rx **out, struct listen_dev *devs, size_t n,
+		uint32_t run_id, bool pass, uint64_t records, xdp_rx_take take,
+		void *arg)
+{
+	(void)devs, (void)n, (void)run_id, (void)pass, (void)records;
+	(void)take, (void)arg;
+	*out = NULL;
+	return none("listen --xdp");
+}
+
+/* Never called: xdp_rx_open made none. */
+int64_t xdp_rx_poll(struct xdp_rx *x)
+{
+	(void)x;
+	return -EOPNOTSUPP;
+}
+
+void xdp_rx_stats(const struct xdp_rx *x, struct mtg_rx_stats *st,
+		  struct xdp_rx_passed *passed)
+{
+	(void)x, (void)st, (void)passed;
+}
+
+const char *xdp_rx_stamp(const struct xdp_rx *x)
+{
+	(void)x;
+	return "tai";
+}
+
+void xdp_rx_close(struct xdp_rx *x)
+{
+	(void)x;
 }

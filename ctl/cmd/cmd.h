@@ -44,6 +44,7 @@ struct listen_opts {
 	uint64_t run_id;	/* 0: every run */
 	uint64_t duration;	/* ns; 0: until a signal */
 	bool passthrough;
+	bool xdp;		/* the XDP receiver, not the module */
 };
 
 struct info_opts {

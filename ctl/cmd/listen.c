@@ -253,8 +253,8 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 		goto out;
 	if (o->rx.output && listening_create(&ls, o->rx.output, o->rx.force))
 		goto out;
-	if (mtg_dev_open(&dev, o->rx.device) ||
-	    mtg_dev_alloc(&dev, 0, o->rx.ring, o->rx.keep_ring))
+	if (!o->xdp && (mtg_dev_open(&dev, o->rx.device) ||
+			mtg_dev_alloc(&dev, 0, o->rx.ring, o->rx.keep_ring)))
 		goto err_abandon;
 
 	sigemptyset(&sa.sa_mask);
@@ -263,9 +263,13 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 
 	start = now_tai();
-	if (listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
+	if (o->xdp ? listening_attach_xdp(&ls, (uint32_t)o->run_id,
+					  o->passthrough, o->rx.ring, start) :
+	    listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
 			     start))
 		goto err_abandon;
+	if (o->xdp)
+		mi.xdp_stamp = xdp_rx_stamp(ls.xdp);
 	/* The module holds the interfaces: `ip netns del` really deletes. */
 	netns_cache_release(&ns);
 	mi.start_ns = start;
@@ -275,8 +279,9 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	if (listening_begin(&ls, &mi))
 		goto err_abandon;
 	listening_commit(&ls);
-	fprintf(sh.say, "listening on %d interface%s for %s", ndevs,
-		ndevs == 1 ? "" : "s", o->run_id ? "run " : "every run");
+	fprintf(sh.say, "listening on %d interface%s%s for %s", ndevs,
+		ndevs == 1 ? "" : "s", o->xdp ? " with XDP" : "",
+		o->run_id ? "run " : "every run");
 	if (o->run_id)
 		fprintf(sh.say, "%llu", (unsigned long long)o->run_id);
 	if (ls.out)

@@ -106,6 +106,27 @@ int listening_attach(struct listening *ls, struct mtg_dev *d,
 	return 0;
 }
 
+int listening_attach_xdp(struct listening *ls, uint32_t run_id, bool pass,
+			 uint64_t records, uint64_t t0)
+{
+	ls->rx.rec = ls->recording ? &ls->rec : NULL;
+	ls->rx.t0 = t0;
+	ls->rx.events = stdout;
+	return xdp_rx_open(&ls->xdp, ls->devs, ls->ndevs, run_id, pass,
+			   records, receiver_sample, &ls->rx);
+}
+
+/* The counters as they are now: the module's, or the XDP receiver's. */
+static void rx_stats_now(const struct listening *ls, struct mtg_rx_stats *st,
+			 struct xdp_rx_passed *passed)
+{
+	memset(passed, 0, sizeof(*passed));
+	if (ls->xdp)
+		xdp_rx_stats(ls->xdp, st, passed);
+	else
+		mtg_dev_rx_stats_shm(ls->rx.dev, st);
+}
+
 int listening_begin(struct listening *ls, const struct rec_meta *mi)
 {
 	size_t len;
@@ -145,7 +166,8 @@ static void check_lost(struct listening *ls)
 	uint64_t now;
 	size_t i;
 
-	if (mtg_dev_status(ls->rx.dev, &st) || st.ifaces_lost == ls->module_lost)
+	if (!ls->rx.dev || mtg_dev_status(ls->rx.dev, &st) ||
+	    st.ifaces_lost == ls->module_lost)
 		return;
 	ls->module_lost = st.ifaces_lost;
 	/* Read now, after the count: later than any record of the device. */
@@ -172,7 +194,7 @@ static void check_lost(struct listening *ls)
 
 int64_t listening_poll(struct listening *ls, uint64_t now)
 {
-	int64_t got = receiver_poll(&ls->rx);
+	int64_t got = ls->xdp ? xdp_rx_poll(ls->xdp) : receiver_poll(&ls->rx);
 
 	if (got == -ENOMEM) {
 		pr_err("out of memory for the flows' counters\n");
@@ -180,7 +202,8 @@ int64_t listening_poll(struct listening *ls, uint64_t now)
 	}
 	if (got < 0) {
 		pr_err("%s: the receive ring's counts make no sense: %s\n",
-		       ls->rx.dev->path, strerror((int)-got));
+		       ls->xdp ? "the XDP receiver" : ls->rx.dev->path,
+		       strerror((int)-got));
 		return got;
 	}
 	check_lost(ls);
@@ -233,9 +256,10 @@ static void print_lost(const struct listening *ls, FILE *out,
 
 void listening_progress(const struct listening *ls, FILE *out)
 {
+	struct xdp_rx_passed passed;
 	struct mtg_rx_stats st;
 
-	mtg_dev_rx_stats_shm(ls->rx.dev, &st);
+	rx_stats_now(ls, &st, &passed);
 	fprintf(out, "rx: %llu records, %llu header-corrupt, %llu ring drops",
 		(unsigned long long)ls->rx.records,
 		(unsigned long long)ls->rx.hdr_corrupt,
@@ -265,6 +289,11 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 			mtg_dev_rx_stats_shm(ls->rx.dev, &ls->st);
 		receiver_poll(&ls->rx);
 		check_lost(ls);
+	}
+	if (ls->xdp) {
+		xdp_rx_poll(ls->xdp);
+		xdp_rx_stats(ls->xdp, &ls->st, &ls->passed);
+		xdp_rx_poll(ls->xdp);
 	}
 	if (!ls->recording)
 		return 0;
@@ -298,6 +327,10 @@ void listening_report(const struct listening *ls, FILE *out)
 			(unsigned long long)ls->rx.bit_lists,
 			(unsigned long long)ls->st.keep_drops);
 	fprintf(out, "\n");
+	if (ls->xdp)
+		fprintf(out, "rx (xdp): %llu frames not MTG and %llu that could not be parsed passed on; payloads not compared with their pattern\n",
+			(unsigned long long)ls->passed.not_mtg,
+			(unsigned long long)ls->passed.unparsed);
 	if (ls->out)
 		fprintf(out, "recording %s: %llu records written, %llu not written\n",
 			ls->out, (unsigned long long)ls->rec.written,
@@ -334,6 +367,9 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->extras_lost = ls->rec.xlost;
 	out->devs = ls->devs;
 	out->ndevs = ls->ndevs;
+	out->xdp = ls->xdp != NULL;
+	out->not_mtg = ls->passed.not_mtg;
+	out->unparsed = ls->passed.unparsed;
 }
 
 bool listening_lost_any(const struct listening *ls)
@@ -352,6 +388,8 @@ void listening_abandon(struct listening *ls)
 
 void listening_free(struct listening *ls)
 {
+	xdp_rx_close(ls->xdp);	/* detaches */
+	ls->xdp = NULL;
 	meter_set_free(&ls->rx.meters);
 	free(ls->lost_names);
 	ls->lost_names = NULL;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bpf/xdprx.h"
 #include "idf/idf.h"
 #include "module/iface.h"
 #include "module/module.h"
@@ -39,6 +40,8 @@ struct listening {
 	bool recording;			/* rec is open */
 	bool write_failed;		/* reported: the run must end */
 	struct receiver rx;
+	struct xdp_rx *xdp;		/* listen --xdp: the source, not rx.dev */
+	struct xdp_rx_passed passed;	/* the XDP receiver's, at the end */
 	struct mtg_rx_stats st;		/* the module's, at the end */
 	uint32_t module_lost;		/* the session's ifaces_lost, as seen */
 	size_t nlost;			/* of devs, lost */
@@ -61,6 +64,12 @@ void listening_commit(struct listening *ls);
 /* After the device's rings are mapped: record run_id (0: all), listen. */
 int listening_attach(struct listening *ls, struct mtg_dev *d,
 		     uint32_t run_id, bool pass, uint64_t t0);
+/*
+ * Instead of listening_attach: the XDP receiver on every interface, a
+ * ring of `records` each (listen --xdp).
+ */
+int listening_attach_xdp(struct listening *ls, uint32_t run_id, bool pass,
+			 uint64_t records, uint64_t t0);
 /* Write the recording's header. */
 int listening_begin(struct listening *ls, const struct rec_meta *mi);
 /*

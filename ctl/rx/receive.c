@@ -98,11 +98,17 @@ static void ctrl_event(const struct receiver *x, const struct mtg_ctrl_rec *c)
 	}
 }
 
-static int take_record(struct receiver *x, const struct mtg_rx_rec *r)
+int receiver_take(struct receiver *x, const struct mtg_rx_rec *r)
 {
+	struct mtg_rx_rec shifted;
 	struct meter *m;
 	bool oom;
 
+	if (x->clock_shift_ns) {
+		shifted = *r;
+		shifted.rx_ns += x->clock_shift_ns;
+		r = &shifted;
+	}
 	x->records++;
 	if (x->rec)
 		rec_add(x->rec, r);
@@ -156,6 +162,35 @@ static int take_kept(struct receiver *x)
 	return ret;
 }
 
+void receiver_ctrl(struct receiver *x, struct mtg_ctrl_rec *c)
+{
+	/* the copy is checked: its length says what data is its */
+	if (c->len > sizeof(c->data))
+		c->len = sizeof(c->data);
+	if (c->type == MTG_CTRL_MSG)
+		ctrl_record(x, c);
+	ctrl_event(x, c);
+}
+
+int receiver_sample(void *arg, const void *data, size_t size)
+{
+	struct receiver *x = arg;
+	struct mtg_ctrl_rec ctrl;
+	struct mtg_rx_rec rec;
+
+	/* Copied once, as from the module's rings: the size says which. */
+	if (size == sizeof(rec)) {
+		memcpy(&rec, data, sizeof(rec));
+		return receiver_take(x, &rec);
+	}
+	if (size == sizeof(ctrl)) {
+		memcpy(&ctrl, data, sizeof(ctrl));
+		receiver_ctrl(x, &ctrl);
+		return 0;
+	}
+	return -EPROTO;
+}
+
 int64_t receiver_poll(struct receiver *x)
 {
 	struct mtg_dev *d = x->dev;
@@ -171,12 +206,7 @@ int64_t receiver_poll(struct receiver *x)
 		/* Copied once: the slot is the kernel's again after release. */
 		memcpy(&ctrl, mtg_ring_record(&d->ctrl, (uint64_t)i),
 		       sizeof(ctrl));
-		/* the copy is checked: its length says what data is its */
-		if (ctrl.len > sizeof(ctrl.data))
-			ctrl.len = sizeof(ctrl.data);
-		if (ctrl.type == MTG_CTRL_MSG)
-			ctrl_record(x, &ctrl);
-		ctrl_event(x, &ctrl);
+		receiver_ctrl(x, &ctrl);
 	}
 	mtg_ring_release(&d->ctrl, (uint64_t)n);
 	if (n && x->events)
@@ -189,8 +219,7 @@ int64_t receiver_poll(struct receiver *x)
 		for (i = 0; i < n; i++) {
 			memcpy(&rec, mtg_ring_record(&d->data, (uint64_t)i),
 			       sizeof(rec));
-			rec.rx_ns += x->clock_shift_ns;
-			err = take_record(x, &rec);
+			err = receiver_take(x, &rec);
 			if (err)
 				return err;
 		}

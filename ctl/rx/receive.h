@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The receiver, shared by `run` and `listen` (listening.h): it takes the
- * module's rings (no system call per packet), feeds the meters and the
- * recording, and turns control-queue records into event lines.
+ * module's rings (no system call per packet), or the XDP receiver's ring
+ * buffer (listen --xdp), feeds the meters and the recording, and turns
+ * control-queue records into event lines.
  */
 #ifndef MTGCTL_RECEIVE_H
 #define MTGCTL_RECEIVE_H
@@ -21,7 +22,7 @@
 #define RX_IDLE_MAX_NS	1000000ULL	/* 1 ms */
 
 struct receiver {
-	struct mtg_dev *dev;
+	struct mtg_dev *dev;	/* NULL: the XDP receiver feeds it */
 	struct meter_set meters;
 	bool any_flow;		/* meter every flow met (listen); else only
 				 * the flows added beforehand (a run's TGs)
@@ -42,6 +43,19 @@ struct receiver {
 
 /* An event line's start: the time since t0, "event: ". */
 void event_prefix(FILE *f, uint64_t t0, uint64_t t);
+
+/*
+ * One data record to the meters and the recording: 0, or -ENOMEM. The
+ * module's ring and the XDP receiver's (bpf/xdprx.h) both come here.
+ */
+int receiver_take(struct receiver *x, const struct mtg_rx_rec *r);
+/* One control record (its len clamped) to the recording and event lines. */
+void receiver_ctrl(struct receiver *x, struct mtg_ctrl_rec *c);
+/*
+ * A sample of the XDP receiver's ring buffer (arg: the receiver): a data
+ * or control record by its size; 0, or -errno (-EPROTO: neither size).
+ */
+int receiver_sample(void *arg, const void *data, size_t size);
 
 /*
  * Take what the rings hold: data records to the meters and the recording,

@@ -246,6 +246,14 @@ char *rec_meta_json(const struct rec_meta *mi, size_t *len)
 	record_dtype(&j);
 	jw_ku64(&j, "ring_records", mi->ring_records);
 	jw_kbool(&j, "passthrough", mi->passthrough);
+	if (mi->xdp_stamp) {
+		jw_key(&j, "receiver");
+		jw_obj_begin(&j);
+		jw_kstr(&j, "source", "xdp");
+		jw_kstr(&j, "stamp", mi->xdp_stamp);
+		jw_kbool(&j, "payload_compared", false);
+		jw_obj_end(&j);
+	}
 	jw_key(&j, "interfaces");
 	jw_arr_begin(&j);
 	for (i = 0; i < mi->ndevs; i++) {

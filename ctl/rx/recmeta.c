@@ -185,6 +185,11 @@ static const struct mt_key k_tsp[] = {
 	{ "clock", &t_tsp_clock, false }, { NULL },
 };
 static const struct mt t_tsp = OBJ(k_tsp);
+static const struct mt_key k_receiver[] = {
+	{ "source", &t_str, true }, { "stamp", &t_str, false },
+	{ "payload_compared", &t_bool, false }, { NULL },
+};
+static const struct mt t_receiver = OBJ(k_receiver);
 static const struct mt_key k_meta[] = {
 	{ "format", &t_format, true }, { "version", &t_uint, true },
 	{ "command", &t_str, false }, { "mtgctl", &t_str, false },
@@ -195,7 +200,7 @@ static const struct mt_key k_meta[] = {
 	{ "interfaces", &t_ifaces, false }, { "idf", &t_idf, false },
 	{ "tgs", &t_tgs, false }, { "filtered", &t_map, false },
 	{ "copied_from_partial", &t_bool, false }, { "tsp", &t_tsp, false },
-	{ NULL },
+	{ "receiver", &t_receiver, false }, { NULL },
 };
 static const struct mt t_meta = OBJ(k_meta);
 

@@ -215,6 +215,9 @@ struct rec_meta {
 	uint64_t start_ns;		/* T0, or the start of listening */
 	uint64_t ring_records;
 	bool passthrough;
+	const char *xdp_stamp;		/* listen --xdp: "tai" or "hw"; NULL:
+					 * the module received
+					 */
 	const struct listen_dev *devs;
 	size_t ndevs;
 	const struct idf_file *idf;	/* NULL for listen */

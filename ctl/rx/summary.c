@@ -287,6 +287,13 @@ static void summary_rx_json(struct jw *j, const struct summary_rx *rx)
 	jw_ku64(j, "kept", rx->st.kept);
 	jw_ku64(j, "keep_drops", rx->st.keep_drops);
 	jw_ku64(j, "unknown_tg", rx->unknown);
+	if (rx->xdp) {
+		jw_key(j, "xdp");
+		jw_obj_begin(j);
+		jw_ku64(j, "not_mtg", rx->not_mtg);
+		jw_ku64(j, "unparsed", rx->unparsed);
+		jw_obj_end(j);
+	}
 	jw_obj_end(j);
 }
 

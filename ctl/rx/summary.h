@@ -55,6 +55,9 @@ struct summary_rx {
 	uint64_t extras_lost;		/* extra entries it could not take */
 	const struct listen_dev *devs;	/* the interfaces: which went away */
 	size_t ndevs;
+	bool xdp;			/* the XDP receiver's counters, and: */
+	uint64_t not_mtg;		/* frames not MTG it passed on */
+	uint64_t unparsed;		/* frames it could not parse, passed */
 };
 
 struct summary {

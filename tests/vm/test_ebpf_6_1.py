@@ -17,7 +17,8 @@ pytestmark = pytest.mark.vm
 def test_ebpf_host_tests_pass_on_6_1():
     res = run(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
               "-rs", "tests/host/test_ebpf_probe.py",
-              "tests/host/test_ebpf_reflect.py", check=False, timeout=1800,
+              "tests/host/test_ebpf_reflect.py", "tests/host/test_ebpf_rx.py",
+              check=False, timeout=1800,
               cwd=ROOT)
     out = res.stdout + res.stderr
     assert res.returncode == 0, out
