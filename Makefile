@@ -14,7 +14,8 @@ VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
 .PHONY: all help deps module tools ctl ebpf regen style check compat test \
-	test-host test-vm test-debug demo bench clean man deb test-deb
+	test-host test-vm test-debug demo bench clean man deb test-deb \
+	test-deb-host test-full
 
 all: module tools
 
@@ -33,6 +34,7 @@ help:
 	@echo "make man          the man pages, from Documentation/, into build/man"
 	@echo "make deb          the Debian packages into build/deb (Documentation/packaging.rst)"
 	@echo "make test-deb     build them, check them, install them in the VM"
+	@echo "make test-full    make test, and the lanes too slow for it (test-deb's VM)"
 	@echo "variables: KDIR=<kernel build dir>, V=1, MTG_VM_TIMEOUT=<s>"
 
 deps:
@@ -124,18 +126,27 @@ compat:
 	done
 
 test: deps
-	$(MAKE) style check compat test-host test-vm test-deb
+	$(MAKE) style check compat test-host test-vm test-deb-host
+
+# make test and what is too slow for it: the packages installed in a VM
+# (DKMS compiles the module in the emulated guest: ten minutes and more).
+# Run it before resolving an issue that touches debian/ or kmod/'s DKMS.
+test-full: test
+	$(MAKE) test-deb
 
 # The packages' tests (marked deb) run in test-deb, not here.
 test-host: tools
 	$(PYTEST) -m "not deb" tests/host
 
 # The packages built (make deb, by the host test), their contents, lintian
-# and DKMS against the VM's kernel headers; then, in a VM boot of their
-# own, installed, used and purged (tests/vm/test_deb.py).
-test-deb: tools
+# and DKMS against the VM's kernel headers (test-deb-host, in make test);
+# then, in a VM boot of their own, installed, used and purged
+# (tests/vm/test_deb.py, make test-deb and make test-full).
+test-deb-host: tools
 	$(ROOT)/scripts/deps --packaging
 	$(PYTEST) -m deb tests/host/test_deb.py
+
+test-deb: test-deb-host
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	MTG_VM_NETWORK=loop scripts/vm/run $(PYTEST) -m deb tests/vm/test_deb.py
 
