@@ -192,13 +192,21 @@ static __always_inline bool udp_ok(struct xdp_md *ctx,
 /* Is the IPv4 header's checksum right? */
 static __always_inline bool ip4_ok(struct xdp_md *ctx, const struct mtg_where *w)
 {
-	__u32 ihl = (w->l4 - w->l3) & 0x3c;
-	__u8 ip[60] = {};
+	__u32 ihl = (w->l4 - w->l3) & 0x3c, len;
+	__u8 ip[80] = {};
 	__s64 sum;
 
-	if (ihl < 20 || bpf_xdp_load_bytes(ctx, w->l3, ip, ihl))
+	if (ihl < 20)
 		return false;
-	sum = bpf_csum_diff(NULL, 0, (void *)ip, ihl, 0);
+	/*
+	 * ihl again, in a form whose bounds (20..80) the verifier sees in
+	 * itself: 6.1's loses what the test above taught it when the value
+	 * goes through the stack, and refuses a length that may be 0.
+	 */
+	len = 20 + ((ihl - 20) & 0x3c);
+	if (bpf_xdp_load_bytes(ctx, w->l3, ip, len))
+		return false;
+	sum = bpf_csum_diff(NULL, 0, (void *)ip, len, 0);
 	return sum >= 0 && fold((__u32)sum) == 0xffff;
 }
 
@@ -225,8 +233,14 @@ static __always_inline void push_ctrl(struct xdp_md *ctx,
 		n = MTG_CTRLMSG_MAX;
 	/* the bound on the register the helper gets (the verifier's view) */
 	asm volatile("" : "+r"(n));
+	/*
+	 * n again, as 1 + (n - 1) masked: bounds (1..1024) the verifier sees
+	 * in the expression itself, which 6.1's needs (it does not carry
+	 * what a test of n - 1 teaches it over to n)
+	 */
 	if (n && n <= MTG_CTRLMSG_MAX &&
-	    bpf_xdp_load_bytes(ctx, at, c->data, (__u32)n))
+	    bpf_xdp_load_bytes(ctx, at, c->data,
+			       1 + (((__u32)n - 1) & (MTG_CTRLMSG_MAX - 1))))
 		n = 0;
 	len = (__u32)n;
 	c->time_ns = rx_ns;
