@@ -65,14 +65,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -151,7 +143,7 @@ static void take_connections(struct daemon *d)
 			continue;
 		}
 		tsp_conn_init(&p->c, fd, TSP_FROM_RECEIVER, name);
-		p->open_by = mono_ms() + RECV_OPEN_MS;
+		p->open_by = now_mono_ms() + RECV_OPEN_MS;
 		d->peers[d->npeers++] = p;
 	}
 }
@@ -582,7 +574,7 @@ static void loop(struct daemon *d)
 				drop_peer(d, i, why[0] ? why : NULL);
 				continue;
 			}
-			if (p->state != PEER_SESSION && mono_ms() > p->open_by) {
+			if (p->state != PEER_SESSION && now_mono_ms() > p->open_by) {
 				tsp_conn_error(&p->c, TSP_ERR_UNEXPECTED, 0,
 					       "no authentication in 15 s");
 				drop_peer(d, i, "dropped: no authentication in 15 s");

@@ -19,17 +19,9 @@
 #include "tsp/conn.h"
 #include "util/clock.h"
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int left_ms(uint64_t deadline)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = now_mono_ms();
 
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
@@ -85,7 +77,7 @@ void tsp_sockaddr_str(const void *sa, char *buf, size_t size)
 int tsp_conn_send(struct tsp_conn *c, const struct tsp_msg *m, int timeout_ms,
 		  char *why, size_t len)
 {
-	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = now_mono_ms() + (uint64_t)timeout_ms;
 	static uint8_t buf[TSP_MAX_MSG];
 	struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
 	struct tsp_err e;
@@ -173,7 +165,7 @@ int tsp_conn_next(struct tsp_conn *c, struct tsp_msg *m, char *why,
 int tsp_conn_recv(struct tsp_conn *c, struct tsp_msg *m, int timeout_ms,
 		  char *why, size_t len)
 {
-	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = now_mono_ms() + (uint64_t)timeout_ms;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	ssize_t k;
 	int r;

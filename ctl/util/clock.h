@@ -14,4 +14,13 @@ static inline uint64_t now_tai(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Time limits (waits, deadlines): CLOCK_MONOTONIC, in ms. */
+static inline uint64_t now_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 #endif /* MTGCTL_CLOCK_H */
