@@ -12,8 +12,6 @@
 #include "cmd/cmd.h"
 #include "idf/idf.h"
 #include "idf/units.h"
-#include "remote/consent.h"
-#include "tsp/conn.h"
 #include "uapi/mtg.h"
 
 enum opt_type {
@@ -241,10 +239,8 @@ static int run_probe(int nargs, char **args, const void *opts)
 	return cmd_probe(nargs, args, opts);
 }
 
+/* port, max_rate, max_flows: 0 is recv's default (cmd/recv.c) */
 static const struct recv_opts recv_defaults = {
-	.port = TSP_PORT_DEFAULT,
-	.max_rate = CONSENT_MAX_BPS,
-	.max_flows = CONSENT_MAX_FLOWS,
 	.out = ".",
 	.ring = RX_RING_DEFAULT,
 	.device = MTG_DEVICE_PATH,

@@ -73,13 +73,13 @@ struct probe_opts {
 
 struct recv_opts {
 	const char *key;	/* the key file senders must prove */
-	uint64_t port;		/* TSP's TCP port */
+	uint64_t port;		/* TSP's TCP port; 0: TSP_PORT_DEFAULT */
 	const char *bind;	/* the address to listen on; NULL: any */
 	const char *addr;	/* ADDR[,ADDR...] a sender may target; NULL: any
 				 * of this host's */
 	const char *ports;	/* LO-HI a sender may target */
-	uint64_t max_rate;	/* bit/s, a flow's largest */
-	uint64_t max_flows;	/* at once, over every sender */
+	uint64_t max_rate;	/* bit/s, a flow's largest; 0: the default */
+	uint64_t max_flows;	/* at once, over every sender; 0: the default */
 	const char *out;	/* the directory of the recordings */
 	uint64_t duration;	/* ns; 0: until a signal */
 	uint64_t ring;		/* receive ring records, per run */

@@ -109,38 +109,6 @@ static int build_view(struct show *sh, const struct listening *ls,
 	return 0;
 }
 
-static int write_summary(const struct listening *ls, const char *path,
-			 uint32_t run_id, uint64_t start, uint64_t end)
-{
-	const struct meter_set *ms = &ls->rx.meters;
-	struct summary_tg *tgs = calloc(ms->n ? ms->n : 1, sizeof(*tgs));
-	struct summary_rx rx;
-	struct summary s = {
-		.command = "listen",
-		.run_id = run_id,
-		.start_ns = start,
-		.end_ns = end,
-		.interrupted = false,
-		.tgs = tgs,
-		.ntgs = ms->n,
-		.rx = &rx,
-	};
-	size_t i;
-	int err;
-
-	if (!tgs)
-		return -ENOMEM;
-	listening_summary(ls, &rx);
-	for (i = 0; i < ms->n; i++) {
-		tgs[i].id = ms->all[i]->tg_id;
-		tgs[i].run_id = ms->all[i]->run_id;
-		tgs[i].m = ms->all[i];
-	}
-	err = summary_write(path, &s);
-	free(tgs);
-	return err;
-}
-
 /* The dashboard's turn: keys (select, sort, quit), a bounded frame rate. */
 static void dash_turn(struct show *sh, struct listening *ls, uint32_t run_id,
 		      uint64_t start, uint64_t now, uint64_t *next_draw)
@@ -307,8 +275,9 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	rc = ret ? EXIT_ERROR : listening_lost_any(&ls) ? EXIT_COUNTED :
 		EXIT_OK;
 	if (o->rx.json) {
-		ret = write_summary(&ls, o->rx.json, (uint32_t)o->run_id, start,
-				    end);
+		ret = listening_summary_write(&ls, o->rx.json, "listen",
+					      (uint32_t)o->run_id, start, end,
+					      false);
 		if (ret) {
 			pr_err("cannot write the summary %s: %s\n", o->rx.json,
 			       strerror(-ret));

@@ -586,11 +586,20 @@ static void loop(struct daemon *d)
 	}
 }
 
-int cmd_recv(const struct recv_opts *o)
+int cmd_recv(const struct recv_opts *given)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct recv_opts opts = *given, *o = &opts;
 	struct daemon d = { .o = o, .lfd = -1, .say = stdout };
 	int rc = EXIT_ERROR;
+
+	/* what was not given: TSP's and the consent's defaults */
+	if (!o->port)
+		o->port = TSP_PORT_DEFAULT;
+	if (!o->max_rate)
+		o->max_rate = CONSENT_MAX_BPS;
+	if (!o->max_flows)
+		o->max_flows = CONSENT_MAX_FLOWS;
 
 	if (configure(&d) || open_listener(&d))
 		goto out;

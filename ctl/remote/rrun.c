@@ -247,41 +247,6 @@ bool rrun_all_closed(const struct rrun *run)
 	return true;
 }
 
-static void write_summary(struct rrun *run, uint64_t end, bool incomplete)
-{
-	struct summary_tg *tgs = calloc(run->nflows ? run->nflows : 1,
-					sizeof(*tgs));
-	struct summary_rx rx;
-	struct summary s = {
-		.command = "recv",
-		.run_id = run->run_id,
-		.start_ns = run->t0,
-		.end_ns = end,
-		.interrupted = incomplete,
-		.tgs = tgs,
-		.ntgs = run->nflows,
-		.rx = &rx,
-	};
-	size_t i;
-	int err;
-
-	if (!tgs) {
-		pr_err("out of memory: no summary %s\n", run->summary);
-		return;
-	}
-	listening_summary(&run->ls, &rx);
-	for (i = 0; i < run->nflows; i++) {
-		tgs[i].id = run->flows[i].id;
-		tgs[i].run_id = run->run_id;
-		tgs[i].m = run->flows[i].m;
-	}
-	err = summary_write(run->summary, &s);
-	if (err)
-		pr_err("cannot write the summary %s: %s\n", run->summary,
-		       strerror(-err));
-	free(tgs);
-}
-
 void rrun_end(const struct rrun_cfg *c, struct rrun *run, bool incomplete,
 	      const char *sender, const char *why)
 {
@@ -289,8 +254,16 @@ void rrun_end(const struct rrun_cfg *c, struct rrun *run, bool incomplete,
 	size_t i;
 
 	if (run->started) {
+		int err;
+
 		listening_end(&run->ls, end);
-		write_summary(run, end, incomplete);
+		/* the flows' meters, made in the flows' order at the start */
+		err = listening_summary_write(&run->ls, run->summary, "recv",
+					      run->run_id, run->t0, end,
+					      incomplete);
+		if (err)
+			pr_err("cannot write the summary %s: %s\n",
+			       run->summary, strerror(-err));
 		fprintf(c->say, "run %u from %s: %s, %llu records in %s%s%s\n",
 			run->run_id, sender, incomplete ? "incomplete" :
 			"complete", (unsigned long long)run->ls.rec.written,

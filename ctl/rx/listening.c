@@ -372,6 +372,39 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->unparsed = ls->passed.unparsed;
 }
 
+int listening_summary_write(const struct listening *ls, const char *path,
+			    const char *command, uint32_t run_id,
+			    uint64_t start, uint64_t end, bool interrupted)
+{
+	const struct meter_set *ms = &ls->rx.meters;
+	struct summary_tg *tgs = calloc(ms->n ? ms->n : 1, sizeof(*tgs));
+	struct summary_rx rx;
+	struct summary s = {
+		.command = command,
+		.run_id = run_id,
+		.start_ns = start,
+		.end_ns = end,
+		.interrupted = interrupted,
+		.tgs = tgs,
+		.ntgs = ms->n,
+		.rx = &rx,
+	};
+	size_t i;
+	int err;
+
+	if (!tgs)
+		return -ENOMEM;
+	listening_summary(ls, &rx);
+	for (i = 0; i < ms->n; i++) {
+		tgs[i].id = ms->all[i]->tg_id;
+		tgs[i].run_id = ms->all[i]->run_id;
+		tgs[i].m = ms->all[i];
+	}
+	err = summary_write(path, &s);
+	free(tgs);
+	return err;
+}
+
 bool listening_lost_any(const struct listening *ls)
 {
 	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer ||

@@ -94,6 +94,13 @@ int listening_end(struct listening *ls, uint64_t end_ns);
 void listening_report(const struct listening *ls, FILE *out);
 void listening_summary(const struct listening *ls, struct summary_rx *out);
 /*
+ * A receive-only summary (listen, recv) at path: a TG per flow metered,
+ * in the order met. 0 or -errno.
+ */
+int listening_summary_write(const struct listening *ls, const char *path,
+			    const char *command, uint32_t run_id,
+			    uint64_t start, uint64_t end, bool interrupted);
+/*
  * Something was lost that mtg should have counted (ring, queue), or an
  * interface went away (what it would have received counts as lost).
  */
