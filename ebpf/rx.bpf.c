@@ -138,11 +138,15 @@ static __always_inline int frame_sum(struct xdp_md *ctx, __u32 off, __u32 len,
 	if (!s)
 		return -1;
 	for (i = 0; i < CHUNKS && len; i++) {
-		n = len < CHUNK ? len : CHUNK;
-		/* the bound on the register the helper gets (the verifier's) */
-		asm volatile("" : "+r"(n));
-		if (!n || n > CHUNK)
-			return -1;
+		/*
+		 * n = min(len, CHUNK), written as 1 + ((n - 1) & (CHUNK - 1))
+		 * in asm: the range [1, CHUNK] is then in the value itself
+		 * and survives a spill, which 6.1's verifier needs (it does
+		 * not carry a comparison's bound back to a spilled copy).
+		 */
+		n = (len < CHUNK ? len : CHUNK) - 1;
+		asm volatile("%[n] &= %[mask]\n\t%[n] += 1"
+			     : [n] "+r"(n) : [mask] "i"(CHUNK - 1));
 		/*
 		 * The bytes after n up to a multiple of 4 are summed: zero
 		 * (n is below CHUNK when it is not a multiple of 4).

@@ -9,11 +9,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "idf/idf.h"
 
 #define PROBE_PIN_DIR	"/sys/fs/bpf/mtg/probe"
-#define PROBE_SLOTS	4		/* mtg_hdr.tp_ns[] */
+#define PROBE_SLOTS	IDF_PROBE_SLOTS	/* mtg_hdr.tp_ns[] */
 #define PROBE_COUNTERS	5		/* enum tp_counter (ebpf/tp.h) */
 #define PROBE_ANY	(-1)		/* a filter's slot or direction: any */
 
@@ -47,6 +48,12 @@ extern const char *const probe_counter_names[PROBE_COUNTERS];
 const char *probe_state_name(enum probe_state s);
 /* "DEV@NETNS ingress slot K" into buf. */
 const char *probe_name(const struct probe_id *p, char *buf, size_t size);
+
+struct jw;
+/* A probe's line, "DEV@NETNS ingress slot K: attached, stamped N, ...". */
+void probe_info_print(FILE *f, const struct probe_info *p);
+/* A probe as a JSON object: where, state, program, counters. */
+void probe_info_json(struct jw *j, const struct probe_info *p);
 
 /* Load, pin and attach one probe; 0, or -errno (reported: what, where). */
 int probe_attach(const struct probe_id *p);

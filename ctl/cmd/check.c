@@ -294,6 +294,41 @@ static void json_listen(struct jw *j, const struct idf_file *f)
 	jw_kbool(j, "passthrough", f->passthrough);
 }
 
+/* The run's test-point probes, where they are (the global netns too). */
+static void print_probes(const struct idf_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nprobes; i++) {
+		const struct idf_probe *p = &f->probes[i];
+		const char *ns = p->netns[0] ? p->netns : f->globals.netns;
+
+		printf("probe %s%s%s slot %u %s (attached for the run)\n",
+		       SHOWN(p->dev), ns[0] ? "@" : "", SHOWN(ns), p->slot,
+		       p->egress ? "egress" : "ingress");
+	}
+}
+
+static void json_probes(struct jw *j, const struct idf_file *f)
+{
+	size_t i;
+
+	jw_key(j, "probes");
+	jw_arr_begin(j);
+	for (i = 0; i < f->nprobes; i++) {
+		const struct idf_probe *p = &f->probes[i];
+		const char *ns = p->netns[0] ? p->netns : f->globals.netns;
+
+		jw_obj_begin(j);
+		jw_kstr(j, "dev", p->dev);
+		jw_kstr(j, "netns", ns[0] ? ns : NULL);
+		jw_ku64(j, "slot", p->slot);
+		jw_kstr(j, "direction", p->egress ? "egress" : "ingress");
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+}
+
 int cmd_check(const char *file, const struct check_opts *o)
 {
 	struct idf_file f;
@@ -334,6 +369,7 @@ int cmd_check(const char *file, const struct check_opts *o)
 		json_diags(&j, &f, false);
 		json_diags(&j, &f, true);
 		json_listen(&j, &f);
+		json_probes(&j, &f);
 		if (!ret)
 			json_ctrl(&j, &f);
 		jw_key(&j, "tgs");
@@ -344,6 +380,7 @@ int cmd_check(const char *file, const struct check_opts *o)
 		jw_obj_end(&j);
 	} else if (!ret) {
 		print_listen(&f);
+		print_probes(&f);
 		for (i = 0; i < built; i++) {
 			print_tg(&f, &f.tgs[i], &tts[i]);
 			print_ctrl(&f, i);

@@ -17,50 +17,25 @@
 
 static void list_text(const struct probe_info *info, size_t n)
 {
-	char name[64 + IDF_NETNS_MAX];
 	size_t i;
-	int k;
 
 	if (!n)
 		printf("no probes\n");
-	for (i = 0; i < n; i++) {
-		printf("%s: %s", probe_name(&info[i].id, name, sizeof(name)),
-		       probe_state_name(info[i].state));
-		for (k = 0; k < PROBE_COUNTERS; k++)
-			printf(", %s %" PRIu64, probe_counter_names[k],
-			       info[i].counters[k]);
-		printf("\n");
-	}
+	for (i = 0; i < n; i++)
+		probe_info_print(stdout, &info[i]);
 }
 
 static void list_json(const struct probe_info *info, size_t n)
 {
 	struct jw j;
 	size_t i;
-	int k;
 
 	jw_init(&j, stdout);
 	jw_obj_begin(&j);
 	jw_key(&j, "probes");
 	jw_arr_begin(&j);
-	for (i = 0; i < n; i++) {
-		jw_obj_begin(&j);
-		jw_kstr(&j, "dev", info[i].id.dev);
-		if (info[i].id.netns[0])
-			jw_kstr(&j, "netns", info[i].id.netns);
-		else
-			jw_knull(&j, "netns");
-		jw_kstr(&j, "direction", info[i].id.egress ? "egress" : "ingress");
-		jw_ku64(&j, "slot", (uint64_t)info[i].id.slot);
-		jw_kstr(&j, "state", probe_state_name(info[i].state));
-		jw_ku64(&j, "prog_id", info[i].prog_id);
-		jw_key(&j, "counters");
-		jw_obj_begin(&j);
-		for (k = 0; k < PROBE_COUNTERS; k++)
-			jw_ku64(&j, probe_counter_names[k], info[i].counters[k]);
-		jw_obj_end(&j);
-		jw_obj_end(&j);
-	}
+	for (i = 0; i < n; i++)
+		probe_info_json(&j, &info[i]);
 	jw_arr_end(&j);
 	jw_obj_end(&j);
 	printf("\n");

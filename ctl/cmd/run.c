@@ -444,6 +444,8 @@ static void cleanup(struct run *r)
 {
 	size_t i;
 
+	probes_detach(r);	/* a run that failed before its end: none left */
+	free(r->probes);
 	mtg_dev_close(&r->dev);
 	for (i = 0; i < r->ntgs; i++) {
 		tt_free(&r->tgs[i].tt);
@@ -565,6 +567,8 @@ int cmd_run(const char *file, const struct run_opts *o)
 			  r.listening && keeps_any(&r) ? o->rx.keep_ring : 0))
 		goto err_abandon;
 	write_tables(&r);
+	if (probes_attach(&r))
+		goto err_abandon;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -602,11 +606,13 @@ int cmd_run(const char *file, const struct run_opts *o)
 	}
 	if (r.listening && listening_end(&r.ls, r.end))
 		ret = -EIO;
+	probes_detach(&r);
 	rsend_finish(&r.remote);
 	r.phase = "ended";
 	if (o->rx.json_stream && !build_view(&r, r.end, true))
 		dash_view_json(stdout, &r.view, "end", &r.ev, &r.ev_since);
 	report(&r, r.say);
+	probes_report(&r, r.say);
 	remote_report(&r, r.say);
 	rc = ret ? EXIT_ERROR : outcome(&r);
 	if (o->rx.json) {

@@ -58,6 +58,8 @@ struct run_tg {
 	uint64_t ctrl_unsent;		/* of them: refused, or never due */
 };
 
+struct probe_info;
+
 struct run {
 	const struct run_opts *o;
 	const char *file;
@@ -88,6 +90,9 @@ struct run {
 	struct cmd_input cmds;		/* --commands: standard input */
 	struct rsend remote;		/* the TGs with a `rcvr` (TSP) */
 	bool remote_lost;		/* a receiver went away in the run */
+	struct probe_info *probes;	/* the IDF's `probe`s, in its order */
+	size_t nprobes;			/* attached by the run, not detached */
+	size_t nprobes_read;		/* detached, their last counters read */
 };
 
 /* `time user` TGs wait for the operator's SIGUSR1, at least this long ahead. */
@@ -128,6 +133,14 @@ void remote_watch(struct run *r);
 void remote_report(const struct run *r, FILE *f);
 void remote_summary(const struct run *r, const struct run_tg *t,
 		    struct summary_tg *out);
+
+/* run_probe.c: the IDF's test-point probes */
+int probes_attach(struct run *r);
+void probes_detach(struct run *r);
+void probes_report(const struct run *r, FILE *f);
+struct jw;
+/* "probes": the run's, their last counters (arg: the struct run). */
+void probes_summary(struct jw *j, const void *arg);
 
 /* run_view.c: what is shown */
 void progress(const struct run *r, uint64_t now);

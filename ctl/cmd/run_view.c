@@ -218,6 +218,8 @@ int write_summary(const struct run *r)
 		.tgs = tgs,
 		.ntgs = r->ntgs,
 		.rx = r->listening ? &rx : NULL,
+		.more = probes_summary,
+		.more_arg = r,
 	};
 	size_t i;
 	int err;

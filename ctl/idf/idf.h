@@ -40,6 +40,7 @@
 #define IDF_SRC_PORT_BASE	4000	/* default source port: 4000 + tgid */
 #define IDF_CTRL_MAX		1024	/* bytes of a control message */
 #define IDF_TSP_PORT		9000	/* rcvr's default: TSP's, ITGRecv's */
+#define IDF_PROBE_SLOTS		4	/* mtg_hdr.tp_ns[]: a probe's slot */
 
 /*
  * The keywords, one list so the parser, the checks and the output agree:
@@ -86,7 +87,8 @@
 	K(category,	"NAME MEAN [dist ...] [pkts ...] [inta ...] [thro ...]") \
 	K(next,		"FROM TO P [TO P...]")			\
 	K(rcvr,		"ADDR[:PORT]")				\
-	K(key,		"FILE")
+	K(key,		"FILE")					\
+	K(probe,	"DEV[@NETNS] slot K [ingress|egress]")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -240,6 +242,15 @@ struct idf_listen {
 	struct idf_loc loc;
 };
 
+/* A test-point probe the run attaches (`probe`), as written. */
+struct idf_probe {
+	char dev[IDF_DEVNAME_MAX + 1];
+	char netns[IDF_NETNS_MAX + 1];	/* "": the global `netns`, or ours */
+	unsigned int slot;		/* mtg_hdr.tp_ns[slot] */
+	bool egress;			/* else ingress, the default */
+	struct idf_loc loc;
+};
+
 /* A control message a TG sends (`ctrl`), as written. */
 struct idf_ctrl {
 	size_t tg;		/* index in idf_file.tgs */
@@ -312,6 +323,8 @@ struct idf_file {
 	size_t nlisten;
 	char *out;		/* `out`: the recording's path, or NULL */
 	char *key;		/* `key`: the TSP key file, or NULL */
+	struct idf_probe *probes;	/* `probe`, in the order given */
+	size_t nprobes;
 	bool passthrough;	/* `passthrough yes` */
 	struct idf_ctrl *ctrls;	/* `ctrl`, in the order given */
 	size_t nctrls;

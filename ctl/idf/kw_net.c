@@ -286,6 +286,74 @@ int parse_key(struct parser *p, struct idf_tg *tg)
 	return global_file(p, "a key file (Documentation/tsp.rst)", &p->f->key);
 }
 
+/*
+ * probe DEV[@NETNS] slot K [ingress|egress]: a test-point probe the run
+ * attaches before T0 and detaches when it ends (Documentation/ebpf.rst).
+ */
+int parse_probe(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "DEV or DEV@NETNS";
+	struct idf_file *f = p->f;
+	struct idf_probe pr = { 0 }, *n;
+	struct idf_listen l;
+	const char *why;
+	struct tok *t;
+	uint64_t slot;
+	size_t i;
+
+	(void)tg;
+	if (global_only(p))
+		return -1;
+	t = need(p, what);
+	if (!t)
+		return -1;
+	why = idf_parse_listen(t->s, &l);
+	if (why)
+		return expected(p, t, what, why);
+	memcpy(pr.dev, l.dev, sizeof(pr.dev));
+	memcpy(pr.netns, l.netns, sizeof(pr.netns));
+	pr.loc.line = p->line;
+	pr.loc.col = t->col;
+	pr.loc.src = f->cur_src;
+	t = need(p, "'slot K'");
+	if (!t)
+		return -1;
+	if (strcmp(t->s, "slot"))
+		return expected(p, t, "'slot K'",
+				"the header's test-point slot the probe writes");
+	t = need(p, "a slot, 0 to 3");
+	if (!t || arg_uint(p, t, 0, IDF_PROBE_SLOTS - 1, "a slot, 0 to 3", &slot))
+		return -1;
+	pr.slot = (unsigned int)slot;
+	if (p->pos < p->ntok && !is_keyword(p->toks[p->pos].s)) {
+		t = &p->toks[p->pos++];
+		if (strcmp(t->s, "ingress") && strcmp(t->s, "egress"))
+			return expected(p, t, "'ingress' or 'egress'",
+					"the direction the probe stamps; ingress when not given");
+		pr.egress = !strcmp(t->s, "egress");
+	}
+	for (i = 0; i < f->nprobes; i++) {
+		n = &f->probes[i];
+		if (!strcmp(n->dev, pr.dev) && !strcmp(n->netns, pr.netns) &&
+		    n->egress == pr.egress) {
+			error_at(f, p->line, pr.loc.col,
+				 "'probe' on %s%s%s %s twice (first at line %u): one probe a direction of an interface",
+				 pr.dev, pr.netns[0] ? "@" : "", pr.netns,
+				 pr.egress ? "egress" : "ingress",
+				 n->loc.line);
+			return -1;
+		}
+	}
+	n = realloc(f->probes, (f->nprobes + 1) * sizeof(*n));
+	if (!n) {
+		error_at(f, p->line, pr.loc.col, "out of memory");
+		return -1;
+	}
+	f->probes = n;
+	f->probes[f->nprobes++] = pr;
+	return 0;
+}
+
 int parse_passthrough(struct parser *p, struct idf_tg *tg)
 {
 	int v;

@@ -214,7 +214,8 @@ int parse_line(struct parser *p)
 				resync(p);
 			continue;
 		}
-		if (p->own & (IDF_KW_BIT(k)) && k != IDF_KW_ctrl)
+		if (p->own & (IDF_KW_BIT(k)) && k != IDF_KW_ctrl &&
+		    k != IDF_KW_probe)
 			error_at(f, p->line, t->col,
 				 "'%s' given twice (first at line %u)",
 				 t->s, tg->loc[k].line);
@@ -625,6 +626,7 @@ void idf_free(struct idf_file *f)
 	free(f->listen);
 	free(f->out);
 	free(f->key);
+	free(f->probes);
 	for (i = 0; i < f->nctrls; i++)
 		free(f->ctrls[i].data);
 	free(f->ctrls);

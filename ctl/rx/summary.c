@@ -321,6 +321,8 @@ static void summary_json(FILE *f, const struct summary *s)
 		tg_json(&j, &s->tgs[i]);
 	jw_arr_end(&j);
 	summary_rx_json(&j, s->rx);
+	if (s->more)
+		s->more(&j, s->more_arg);
 	jw_obj_end(&j);
 }
 

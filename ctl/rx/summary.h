@@ -60,6 +60,8 @@ struct summary_rx {
 	uint64_t unparsed;		/* frames it could not parse, passed */
 };
 
+struct jw;
+
 struct summary {
 	const char *command;		/* "run" or "listen" */
 	const char *file;		/* the IDF, or NULL */
@@ -70,6 +72,9 @@ struct summary {
 	const struct summary_tg *tgs;
 	size_t ntgs;
 	const struct summary_rx *rx;	/* NULL: nothing listened */
+	/* the command's own keys after the others (run's probes), or NULL */
+	void (*more)(struct jw *j, const void *arg);
+	const void *more_arg;
 };
 
 /* The lateness percentiles of a TG's counters. */

@@ -166,6 +166,29 @@ def test_listen_out_passthrough(mtgctl, tmp_path):
         ([{"dev": "rx0", "netns": None}], None, False)
 
 
+def test_probes_of_the_run(mtgctl, tmp_path):
+    """probe: a line each, before the first tgid; a DEV without @NETNS
+    lives in the global netns, as listen's do; ingress by default."""
+    write(tmp_path, """\
+        netns lab-s
+        probe r1@lab-r slot 1 egress
+        probe r0 slot 0      # in lab-s
+        dev veth0 dst 10.0.0.2:5000 pkts 200 inta 1
+        tgid 1
+        """)
+    r = subprocess.run([mtgctl, "check", "t.idf", "--json"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["probes"] == [
+        {"dev": "r1", "netns": "lab-r", "slot": 1, "direction": "egress"},
+        {"dev": "r0", "netns": "lab-s", "slot": 0, "direction": "ingress"}]
+    r = subprocess.run([mtgctl, "check", "t.idf"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.stdout.splitlines()[:2] == [
+        "probe r1@lab-r slot 1 egress (attached for the run)",
+        "probe r0@lab-s slot 0 ingress (attached for the run)"]
+
+
 def test_every_keyword(mtgctl, tmp_path):
     (tg,) = check_json(mtgctl, tmp_path, """\
         tgid 7 dist fixed pkts fixed 1000 1000 thro 8M 1M
@@ -219,6 +242,17 @@ def test_rate_spreading_beyond_1000_entries(mtgctl, tmp_path):
 
 # (IDF, the one error expected) for a file named t.idf
 ERRORS = [
+    ("probe r1 slot 4\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:15: error: 'probe' expects a slot, 0 to 3, got '4'"),
+    ("probe r1 sloth 1\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:10: error: 'probe' expects 'slot K', got 'sloth' (the header's test-point slot the probe writes)"),
+    ("probe r1 slot 1 sideways\n" + BASE + "tgid 1 pkts 200 inta 1\n",
+     "t.idf:1:17: error: 'probe' expects 'ingress' or 'egress', got 'sideways' (the direction the probe stamps; ingress when not given)"),
+    ("probe r1@a slot 1\nprobe r1@a slot 2 ingress\n" + BASE +
+     "tgid 1 pkts 200 inta 1\n",
+     "t.idf:2:7: error: 'probe' on r1@a ingress twice (first at line 1): one probe a direction of an interface"),
+    (BASE + "tgid 1 pkts 200 inta 1 probe r1 slot 1\n",
+     "t.idf:2:24: error: 'probe' is a setting of the whole run: give it before the first 'tgid'"),
     (BASE + "tgid 1 inta 1\npkts big\n",
      "t.idf:3:6: error: 'pkts' expects a length in bytes, got 'big'"),
     (BASE + "tgid 1 pkts fixed 200 100 inta 1\n",
@@ -719,7 +753,7 @@ def test_include(mtgctl, tmp_path):
     assert (one["ttl"], one["pkts"]["max"], one["dist"]) == (9, 200, "fixed")
     assert (two["pkts"]["max"], two["dist"]) == (400, "exponential")
     assert three["dist"] == "exponential"
-    (tmp_path / "lab" / "tg.idf").write_text("dist poisson pkts 99 frob\n")
+    (tmp_path / "lab" / "tg.idf").write_text("dist poisson pkts 99 zork\n")
     res = subprocess.run([mtgctl, "check", "run.idf"], cwd=tmp_path,
                          capture_output=True, text=True)
     assert res.returncode == 1
@@ -728,9 +762,9 @@ def test_include(mtgctl, tmp_path):
              "(Ethernet 14 + IPv4 20 + UDP 8 + MTG header 88)")
     assert res.stderr.splitlines() == [
         f"lab/tg.idf:1:14: error: TG 2: {small}",
-        "lab/tg.idf:1:22: error: unknown keyword 'frob'",
+        "lab/tg.idf:1:22: error: unknown keyword 'zork'",
         f"lab/tg.idf:1:14: error: TG 3: {small}",
-        "lab/tg.idf:1:22: error: unknown keyword 'frob'",
+        "lab/tg.idf:1:22: error: unknown keyword 'zork'",
     ]
 
 
