@@ -11,7 +11,10 @@ Kinds:
   meter.windows), per TG, in two panels;
 - sending: MTG's Figs. 6-7, the density of a TG's inter-departure times
   (histogram of --bins equal bins, log y) with its model's pdf as a line
-  (the model of fit.py: the metadata's or --model).
+  (the model of fit.py: the metadata's or --model);
+- segments: per TG, the CDF of each segment's delay along the path the
+  test-point probes stamped, and of the end-to-end delay of the same
+  packets (segments.paths).
 
 Figures are drawn on matplotlib Figures with the Agg canvas, never through
 pyplot: no display is needed and no global state is changed. The output is
@@ -31,6 +34,7 @@ from matplotlib.ticker import MaxNLocator
 
 from . import fit
 from . import meter
+from . import segments
 from . import stats as st
 from .common import UsageError, asked_by, interval, selected, tg_list
 from .fields import FieldError, column, parse_duration, since
@@ -133,6 +137,19 @@ def _legend(ax, n):
         ax.legend(loc="best", fontsize="small", markerscale=4)
 
 
+def _cdf(ax, v, scale, label, **style):
+    """The empirical CDF of sorted values v, in units of scale, as steps
+    (at most MAX_POINTS ranks drawn); nothing when v is empty."""
+    n = len(v)
+    if not n:
+        return
+    ranks = np.arange(n) if n <= MAX_POINTS else \
+        np.unique(np.linspace(0, n - 1, MAX_POINTS).round().astype(np.int64))
+    x = np.r_[v[0], v[ranks]] / scale
+    y = np.r_[0.0, (ranks + 1) / n]
+    ax.step(x, y, where="post", label=f"{label} (n = {n})", **style)
+
+
 # --- the kinds ------------------------------------------------------------------
 
 def plot_delay(rec, mask, args):
@@ -166,16 +183,7 @@ def plot_delay_cdf(rec, mask, args):
     unit, scale = _unit_of(col, samples)
     fig, (ax,) = _figure()
     for f, v in zip(flows, samples):
-        n = len(v)
-        if not n:
-            continue
-        ranks = np.arange(n) if n <= MAX_POINTS else \
-            np.unique(np.linspace(0, n - 1, MAX_POINTS).round()
-                      .astype(np.int64))
-        x = np.r_[v[0], v[ranks]] / scale
-        y = np.r_[0.0, (ranks + 1) / n]
-        ax.step(x, y, where="post", label=f"{_flow_label(f, flows)} "
-                f"(n = {n})")
+        _cdf(ax, v, scale, _flow_label(f, flows))
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(_label(name, col.time, unit))
     ax.set_ylabel(f"P({name} \u2264 x)")
@@ -316,8 +324,48 @@ def plot_sending(rec, mask, args):
     return fig, f"TG {tg}: packet sending times distribution"
 
 
+# Panels of a segments figure: one per TG, so a few TGs at a time.
+MAX_PATHS = 6
+
+
+def plot_segments(rec, mask, args):
+    """Per TG, a panel of CDFs: each segment's delay along the path the
+    test-point probes stamped (segments.paths: over the records with every
+    stamp of the path), and the end-to-end delay of the same packets."""
+    _flows(rec, mask, args)         # --tg names TGs that are there
+    found = segments.paths(rec.records, mask)
+    if len(found) > MAX_PATHS:
+        raise PlotError(f"{len(found)} TGs: a panel each, at most "
+                        f"{MAX_PATHS} (choose them with --tg)")
+    # the end to end too when the path has more than one segment
+    series = [(p, [(f"{a} \u2192 {b}", np.sort(p.delays[(a, b)]
+                                                .astype(np.float64)))
+                   for a, b in p.segments +
+                   ([("tx", "rx")] if len(p.segments) > 1 else [])])
+              for p in found]
+    unit, scale = fit.time_unit(float(np.median(np.concatenate(
+        [v for _, segs in series for _, v in segs] or [np.zeros(1)]))))
+    fig, axes = _figure(len(series), max(SIZE[1], 3.0 * len(series)))
+    for ax, (p, segs) in zip(axes, series):
+        for i, (label, v) in enumerate(segs):
+            if len(segs) > 1 and i == len(segs) - 1:
+                _cdf(ax, v, scale, "end to end", linestyle="--",
+                     color="black")
+            else:
+                _cdf(ax, v, scale, label)
+        ax.set_ylim(0, 1.02)
+        ax.set_ylabel(f"TG {p.tg_id}: P(delay \u2264 x)")
+        ax.legend(loc="best", fontsize="small")
+        if p.partial:
+            ax.set_title(f"{p.partial} of {p.records} records miss a stamp "
+                         f"of the path: left out", fontsize="small")
+    axes[-1].set_xlabel(f"delay ({unit})")
+    return fig, "delay per segment of the path"
+
+
 KINDS = {"delay": plot_delay, "delay-cdf": plot_delay_cdf, "pmf": plot_pmf,
-         "windows": plot_windows, "sending": plot_sending}
+         "windows": plot_windows, "sending": plot_sending,
+         "segments": plot_segments}
 
 
 def check_kind(kind):

@@ -227,9 +227,10 @@ def test_sending_is_mtg_fig6(recording):
 
 @pytest.mark.parametrize("argv, message", [
     (["jitter", "-o", "x.png"], "KIND 'jitter': one of delay, delay-cdf, "
-                                "pmf, windows, sending"),
+                                "pmf, windows, sending, segments"),
     (["dleay", "-o", "x.png"], "KIND 'dleay': one of delay, delay-cdf, "
-                               "pmf, windows, sending; did you mean delay?"),
+                               "pmf, windows, sending, segments; did you "
+                               "mean delay?"),
     (["delay", "--tg", "9", "-o", "x.png"], "--tg 9: no records of TG 9 in "
                                             "loop.rec"),
     (["delay", "--tg", "1", "--from", "30s", "-o", "x.png"],

@@ -70,3 +70,37 @@ def test_segments_table_and_api(tmp_path, capsys):
     assert np.array_equal(sum(p.delays[s] for s in p.segments),
                           p.delays[("tx", "rx")])
     assert T0 < r["rx_ns"].min()
+
+
+def test_segments_plot_draws_each_segment(tmp_path, capsys):
+    """mtgsap plot REC segments: a panel per TG, in it the CDF of each
+    segment's delay (the same values as `segments` takes) and, when the
+    path has several, the end-to-end delay of the same packets."""
+    import mtgsap
+    from mtgsap import plot
+
+    path = tmp_path / "path.rec"
+    path_recording(path)
+    code, out, err = run(capsys, "plot", path, "segments", "-o",
+                         tmp_path / "s.png")
+    assert code == 0, err
+    assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+    rec = mtgsap.open(path)
+    args = cli.parser("plot").parse_args(["plot", str(path), "segments",
+                                          "-o", "x.png"])
+    fig = plot.figure(rec, "segments", args)
+    one, two = fig.axes
+    assert one.get_ylabel() == "TG 1: P(delay \u2264 x)"
+    assert one.get_xlabel() == "" and two.get_xlabel() == "delay (ms)"
+    (p1, p2) = paths(rec.records)
+    n = len(p1.complete)
+    assert [t.get_text() for t in one.get_legend().get_texts()] == [
+        f"tx \u2192 tp0 (n = {n})", f"tp0 \u2192 tp1 (n = {n})",
+        f"tp1 \u2192 rx (n = {n})", f"end to end (n = {n})"]
+    for line, seg in zip(one.get_lines(), p1.segments + [("tx", "rx")]):
+        want = np.sort(p1.delays[seg]) / MS
+        assert line.get_xdata()[1:] == pytest.approx(want)
+    assert "miss a stamp" in one.get_title()
+    # TG 2's path is one segment, tx -> rx: drawn once.
+    assert [t.get_text() for t in two.get_legend().get_texts()] == [
+        f"tx \u2192 rx (n = {len(p2.complete)})"]
