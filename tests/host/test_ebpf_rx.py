@@ -13,6 +13,7 @@ Needs root and ebpf/ built: skipped with the reason otherwise.
 
 import json
 import signal
+import socket
 import struct
 import subprocess
 import time
@@ -23,7 +24,8 @@ import pytest
 from mtgsap.recording import open_recording
 from mtgwitness import abi, wire
 import test_ebpf_probe
-from test_ebpf_probe import ETH_P_8021Q, MTGCTL, _missing, addrs, run
+from test_ebpf_probe import (ETH_P_8021Q, MTGCTL, _missing, addrs, run,
+                             socket_in)
 
 pytestmark = pytest.mark.skipif(_missing() is not None,
                                 reason=str(_missing()))
@@ -271,6 +273,36 @@ def test_bad_frames_counted_and_skipped_or_flagged_as_the_module(pair,
     assert summary["rx"]["hdr_corrupt"] == flagged[abi.RX_F_HDR_CORRUPT] == 1
     assert summary["rx"]["csum_bad"] == flagged[abi.RX_F_CSUM_BAD] == 2
     assert rec.meta["receiver"]["payload_compared"] is False
+
+
+def test_a_plain_udp_socket_is_recorded(pair, tmp_path):
+    """What a host without the module receives from a sender that is no
+    mtg either: MTG headers the test makes, sent by the sending
+    namespace's own UDP socket through its stack (addresses, ARP, the
+    stack's checksums); every datagram recorded once, as sent."""
+    src, dst = addrs(4)
+    run("ip", "-n", pair.ns_a, "addr", "add", f"{src}/24", "dev", pair.a)
+    run("ip", "-n", pair.ns_b, "addr", "add", f"{dst}/24", "dev", pair.b)
+    # A local socket's datagrams leave a veth with the UDP checksum to be
+    # completed (tx checksum offload, CHECKSUM_PARTIAL), and XDP sees the
+    # bytes as they are: a NIC's wire never carries such a frame, so the
+    # sender computes its checksums, as a real host's NIC would.
+    run("ip", "netns", "exec", pair.ns_a, "ethtool", "-K", pair.a, "tx",
+        "off")
+    ls = Listener(pair, tmp_path)
+    with socket_in(pair.ns_a, socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for seq in range(100):
+            s.sendto(payload(header(12, seq), body=seq), (dst, 5001))
+    ls.wait_for(100)
+    out, err, summary, rec = ls.results()
+    assert ls.p.returncode == 0, out + err
+    r = rec.records
+    assert sorted(r["seq"].tolist()) == list(range(100))
+    assert (r["tg_id"] == 12).all() and (r["run_id"] == RUN).all()
+    assert (r["flags"] & FLAGS == 0).all()      # IPv4, header, checksum ok
+    # (the payload after the header: seq bytes of each)
+    assert (r["payload_len"] == r["seq"]).all()
+    assert summary["ring_drops"] == 0
 
 
 def test_ring_full_is_counted(pair, tmp_path):
