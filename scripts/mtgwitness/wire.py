@@ -23,6 +23,7 @@ from . import abi
 ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD
 ETH_P_8021Q = 0x8100
+IPPROTO_TCP = 6
 IPPROTO_UDP = 17
 LINKTYPE_ETHERNET = 1
 
@@ -461,24 +462,49 @@ def mtg_frames(frames, run_id=None, tg_id=None, ctrl=False):
 
 # --- building frames (for host tests and hand-made references) -------------
 
+def _ip_frame(src, dst, proto, segment, src_mac, dst_mac, ttl, tos, ip_id,
+              df):
+    """Ethernet and IPv4 or IPv6 (by src's version) around segment."""
+    macs = bytes.fromhex(dst_mac.replace(":", "")) + \
+        bytes.fromhex(src_mac.replace(":", ""))
+    if src.version == 4:
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(segment),
+                         ip_id, 0x4000 if df else 0, ttl, proto, 0,
+                         src.packed, dst.packed)
+        ip = ip[:10] + struct.pack("!H", inet_checksum(ip)) + ip[12:]
+        return macs + struct.pack("!H", ETH_P_IP) + ip + segment
+    ip = struct.pack("!IHBB16s16s", (6 << 28) | (tos << 20), len(segment),
+                     proto, ttl, src.packed, dst.packed)
+    return macs + struct.pack("!H", ETH_P_IPV6) + ip + segment
+
+
 def build_frame(src, dst, sport, dport, payload, src_mac="02:00:00:00:00:01",
                 dst_mac="02:00:00:00:00:02", ttl=64, tos=0, ip_id=0, df=True):
     """An Ethernet/IP/UDP frame with correct checksums, built with struct."""
     src, dst = ipaddress.ip_address(src), ipaddress.ip_address(dst)
-    macs = bytes.fromhex(dst_mac.replace(":", "")) + \
-        bytes.fromhex(src_mac.replace(":", ""))
     udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
     csum = udp_checksum(src.packed, dst.packed, udp)
     udp = udp[:6] + struct.pack("!H", csum) + udp[8:]
-    if src.version == 4:
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(udp), ip_id,
-                         0x4000 if df else 0, ttl, IPPROTO_UDP, 0,
-                         src.packed, dst.packed)
-        ip = ip[:10] + struct.pack("!H", inet_checksum(ip)) + ip[12:]
-        return macs + struct.pack("!H", ETH_P_IP) + ip + udp
-    ip = struct.pack("!IHBB16s16s", (6 << 28) | (tos << 20), len(udp),
-                     IPPROTO_UDP, ttl, src.packed, dst.packed)
-    return macs + struct.pack("!H", ETH_P_IPV6) + ip + udp
+    return _ip_frame(src, dst, IPPROTO_UDP, udp, src_mac, dst_mac, ttl, tos,
+                     ip_id, df)
+
+
+TCP_FIN, TCP_SYN, TCP_PSH, TCP_ACK = 0x01, 0x02, 0x08, 0x10
+
+
+def build_tcp_frame(src, dst, sport, dport, seq, ack, flags, payload=b"",
+                    src_mac="02:00:00:00:00:01", dst_mac="02:00:00:00:00:02",
+                    ttl=64, window=65535):
+    """An Ethernet/IP/TCP segment (no options) with correct checksums, for
+    hand-made captures of a TCP stream."""
+    src, dst = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF,
+                      ack & 0xFFFFFFFF, 5 << 4, flags, window, 0, 0) + payload
+    csum = inet_checksum(pseudo_header(src.packed, dst.packed, len(tcp),
+                                       IPPROTO_TCP) + tcp)
+    tcp = tcp[:16] + struct.pack("!H", csum) + tcp[18:]
+    return _ip_frame(src, dst, IPPROTO_TCP, tcp, src_mac, dst_mac, ttl, 0, 0,
+                     True)
 
 
 # --- what the receive path makes of a frame (kmod/mtg_rx.c) ----------------

@@ -1,8 +1,10 @@
 -- SPDX-License-Identifier: GPL-2.0-or-later
 --
--- Wireshark and tshark dissector for the MTG header (struct mtg_hdr in
--- kmod/uapi/mtg.h; Documentation/abi.rst, "The MTG header"; the fields and
--- filters in Documentation/wireshark.rst).
+-- Wireshark and tshark dissectors for the MTG header (struct mtg_hdr in
+-- kmod/uapi/mtg.h; Documentation/abi.rst, "The MTG header") and for TSP,
+-- the signalling between two hosts over TCP (protocol mtgtsp, at the end
+-- of this file; Documentation/tsp.rst). Their fields and filters are in
+-- Documentation/wireshark.rst.
 --
 -- Install: copy to ~/.local/lib/wireshark/plugins/ (or load it once with
 -- tshark -X lua_script:mtg.lua). It takes any UDP payload that starts with
@@ -430,20 +432,937 @@ end
 
 mtg:register_heuristic("udp", heuristic)
 
-local udp_port = DissectorTable.get("udp.port")
-udp_port:add_for_decode_as(mtg)
-local ports = ""
+-- proto in the port table (and in Decode As), on the ports of its range
+-- preference pref, following the preference's changes.
+local function on_ports(proto, table_name, pref)
+	local ports_table = DissectorTable.get(table_name)
+	local ports = ""
+	local function follow()
+		local want = tostring(proto.prefs[pref])
+		if want == ports then
+			return
+		end
+		if ports ~= "" then
+			ports_table:remove(ports, proto)
+		end
+		if want ~= "" then
+			ports_table:add(want, proto)
+		end
+		ports = want
+	end
+	ports_table:add_for_decode_as(proto)
+	follow()
+	proto.prefs_changed = follow
+end
 
-function mtg.prefs_changed()
-	local want = tostring(mtg.prefs.udp_ports)
-	if want == ports then
+on_ports(mtg, "udp.port", "udp_ports")
+
+------------------------------------------------------------------------------
+-- TSP, the signalling between a sender and a remote receiver over TCP
+-- (Documentation/tsp.rst; ctl/tsp/codec.c is the layouts' one definition,
+-- which this follows field by field). Protocol "mtgtsp", on the TCP ports
+-- of the preference mtgtsp.tcp_ports (9000, mtgctl recv's and ITGRecv's
+-- default). The stream is cut into messages here (TCP reassembly: several
+-- messages in a segment, one message across segments): mtg's own messages
+-- by their length field, D-ITG's by their type (and, for two types, by
+-- the IP version or family inside and the end that sends them).
+-- tests/host/test_wireshark_tsp.py checks every field against ctl/tsp's
+-- decoder, message by message.
+------------------------------------------------------------------------------
+
+local tsp = Proto("mtgtsp", "mtg TSP signalling")
+
+local TSP_MARKER = 0x4d                 -- 'M', an mtg frame's second byte
+local TSP_FRAME_HDR = 6                 -- type, marker, body length (u32)
+local TSP_MAX_TEXT = 256
+local TSP_MAX_TG_JSON = 65536
+local TSP_MAX_BODY = 60 + TSP_MAX_TG_JSON
+
+local tsp_types = {
+	[1] = "TSP_CONNECT", [2] = "TSP_ACK_CONNECT", [3] = "TSP_SEND_FLOW",
+	[4] = "TSP_CLOSED_FLOW", [5] = "TSP_ACK_SEND_FLOW",
+	[6] = "TSP_ACK_CLOSED_FLOW", [7] = "TSP_ACK_RELEASE",
+	[8] = "TSP_DISCOVERY", [9] = "TSP_ACK_DISCOVERY",
+	[10] = "TSP_CRYPTO_RSA", [11] = "TSP_RELEASE",
+	[12] = "TSP_SEND_FLOW_LOG", [13] = "TSP_ACK_SEND_FLOW_LOG",
+	[14] = "TSP_ERR_MSG_1", [15] = "TSP_ERR_MSG_2", [16] = "TSP_ERR_MSG_3",
+	[17] = "TSP_CLOSED_ERR", [18] = "TSP_ACK_SEND_NAME_LOG",
+	[19] = "TSP_SEND_NAME_LOG", [20] = "TSP_SENDER_DOWN",
+	[21] = "TSP_ERR_MSG_4", [22] = "TSP_ERR_MSG_5",
+	[0x80] = "TSP_HELLO", [0x81] = "TSP_CHALLENGE", [0x82] = "TSP_AUTH",
+	[0x83] = "TSP_AUTH_OK", [0x84] = "TSP_FLOW_REQ",
+	[0x85] = "TSP_FLOW_ACK", [0x86] = "TSP_RESULT", [0x87] = "TSP_ERROR",
+	[0x88] = "TSP_START", [0x89] = "TSP_TIME_REQ",
+	[0x8a] = "TSP_TIME_RESP",
+}
+
+-- Which end sends each type (ctl/tsp/names.c, tsp_senders): S, R or both.
+-- 5 comes from the sender in D-ITG's passive mode only.
+local S, R, SR = 1, 2, 3
+local tsp_from = {
+	[1] = S, [2] = R, [3] = S, [4] = S, [5] = SR, [6] = R, [7] = R,
+	[8] = R, [9] = S, [11] = S, [12] = S, [13] = R, [14] = S, [15] = R,
+	[16] = R, [17] = S, [18] = R, [19] = S, [21] = R, [22] = R,
+	[0x80] = SR, [0x81] = R, [0x82] = S, [0x83] = R, [0x84] = S,
+	[0x85] = R, [0x86] = R, [0x87] = SR, [0x88] = S, [0x89] = S,
+	[0x8a] = R,
+}
+
+-- The bounds of an mtg frame's body (ctl/tsp/decode.c, mtg_body).
+local tsp_body = {
+	[0x80] = { 16, 16 }, [0x81] = { 36, 36 }, [0x82] = { 64, 64 },
+	[0x83] = { 32, 32 }, [0x84] = { 60, TSP_MAX_BODY },
+	[0x85] = { 10, 10 + TSP_MAX_TEXT }, [0x86] = { 96, 96 },
+	[0x87] = { 6, 6 + TSP_MAX_TEXT }, [0x88] = { 28, 28 },
+	[0x89] = { 8, 8 }, [0x8a] = { 24, 24 },
+}
+
+-- D-ITG's two types whose size a field says: its place and bytes, the
+-- message's size for each value it may have.
+local tsp_sized_by = {
+	[3] = { field = "l3_proto", at = 5, n = 1,
+		sizes = { [4] = 27, [6] = 39 } },
+	[12] = { field = "family", at = 1, n = 4,
+		 sizes = { [2] = 212, [10] = 224 } },
+}
+
+-- D-ITG's messages with a flow id after the type byte alone.
+local tsp_fid_only = { [4] = true, [6] = true, [15] = true, [16] = true,
+		       [17] = true, [22] = true }
+
+local l4_names = { [1] = "TCP", [2] = "UDP", [3] = "ICMP", [4] = "SCTP",
+		   [5] = "DCCP" }
+local l7_names = { [0] = "none", [1] = "Telnet", [2] = "VoIP", [3] = "DNS",
+		   [4] = "AoM", [5] = "CSa", [6] = "CSi", [7] = "Quake3" }
+local meter_names = { [1] = "one-way (OWDM)", [2] = "round trip (RTTM)" }
+local pl_names = { [0] = "standard", [1] = "short", [2] = "none" }
+local family_names = { [2] = "AF_INET", [10] = "AF_INET6" }
+local refusal_names = {
+	[0] = "accepted", [1] = "address", [2] = "port", [3] = "rate",
+	[4] = "protocol", [5] = "busy", [6] = "flow-id", [7] = "auth",
+	[8] = "bind", [9] = "tg",
+}
+local error_names = {
+	[1] = "version", [2] = "auth-failed", [3] = "auth-replay",
+	[4] = "auth-expired", [5] = "auth-required", [6] = "malformed",
+	[7] = "unexpected", [8] = "internal",
+}
+
+local tf = {
+	type = ProtoField.uint8("mtgtsp.type", "Type", base.HEX, tsp_types),
+	from = ProtoField.string("mtgtsp.from", "From"),
+	marker = ProtoField.uint8("mtgtsp.marker", "Marker", base.HEX),
+	len = ProtoField.uint32("mtgtsp.len", "Body length", base.DEC),
+	flow = ProtoField.uint32("mtgtsp.flow", "Flow id", base.DEC),
+	run = ProtoField.uint32("mtgtsp.run", "Run", base.DEC),
+	-- TSP_SEND_FLOW (D-ITG) and TSP_FLOW_REQ (mtg)
+	l4_proto = ProtoField.uint8("mtgtsp.l4_proto", "L4 protocol",
+				    base.DEC, l4_names),
+	l7_proto = ProtoField.uint8("mtgtsp.l7_proto", "L7 protocol",
+				    base.DEC, l7_names),
+	meter = ProtoField.uint8("mtgtsp.meter", "Meter", base.DEC,
+				 meter_names),
+	ds_byte = ProtoField.uint8("mtgtsp.ds_byte", "DS byte", base.HEX),
+	l3_proto = ProtoField.uint8("mtgtsp.l3_proto", "IP version", base.DEC),
+	payload_type = ProtoField.uint8("mtgtsp.payload_type",
+					"Payload log type", base.DEC, pl_names),
+	serial = ProtoField.stringz("mtgtsp.serial", "Serial interface"),
+	passive_port = ProtoField.uint16("mtgtsp.passive_port",
+					 "Sender's data port (passive)",
+					 base.DEC),
+	src_specified = ProtoField.uint8("mtgtsp.src_specified",
+					 "Source address given (passive)",
+					 base.HEX),
+	port = ProtoField.uint16("mtgtsp.port", "Data port", base.DEC),
+	addr = ProtoField.ipv4("mtgtsp.addr", "Data destination"),
+	addr6 = ProtoField.ipv6("mtgtsp.addr6", "Data destination"),
+	-- TSP_SEND_FLOW_LOG and TSP_SEND_NAME_LOG
+	log_family = ProtoField.uint32("mtgtsp.log.family",
+				       "Log server's address family",
+				       base.DEC, family_names),
+	log_addr = ProtoField.ipv4("mtgtsp.log.addr", "Log server"),
+	log_addr6 = ProtoField.ipv6("mtgtsp.log.addr6", "Log server"),
+	log_port = ProtoField.uint16("mtgtsp.log.port", "Log server's port",
+				     base.DEC),
+	log_proto = ProtoField.uint8("mtgtsp.log.proto", "Log protocol",
+				     base.DEC, l4_names),
+	log_name = ProtoField.stringz("mtgtsp.log.name", "Log file name"),
+	-- mtg's
+	hello = ProtoField.string("mtgtsp.hello", "Hello"),
+	hello_major = ProtoField.uint16("mtgtsp.hello.major", "Major version",
+					base.DEC),
+	hello_minor = ProtoField.uint16("mtgtsp.hello.minor", "Minor version",
+					base.DEC),
+	hello_magic = ProtoField.string("mtgtsp.hello.magic", "Magic"),
+	hello_role = ProtoField.string("mtgtsp.hello.role", "Role"),
+	nonce = ProtoField.bytes("mtgtsp.nonce", "Nonce"),
+	lifetime_ms = ProtoField.uint32("mtgtsp.lifetime_ms",
+					"Challenge lifetime (ms)", base.DEC),
+	mac = ProtoField.bytes("mtgtsp.mac", "Proof (HMAC-SHA-256)"),
+	src_port = ProtoField.uint16("mtgtsp.src_port", "Data source port",
+				     base.DEC),
+	reserved = ProtoField.uint32("mtgtsp.reserved", "Reserved", base.HEX),
+	bit_rate = ProtoField.uint64("mtgtsp.bit_rate", "Mean rate (bit/s)",
+				     base.DEC),
+	pkt_rate_milli = ProtoField.uint64("mtgtsp.pkt_rate_milli",
+					   "Packet rate (per 1000 s)",
+					   base.DEC),
+	duration_ns = ProtoField.uint64("mtgtsp.duration_ns",
+					"Duration (ns, 0: until closed)",
+					base.DEC),
+	tg_json_len = ProtoField.uint32("mtgtsp.tg_json_len",
+					"TG description length", base.DEC),
+	tg_json = ProtoField.string("mtgtsp.tg_json", "TG description (JSON)",
+				    base.UNICODE),
+	refusal = ProtoField.uint16("mtgtsp.refusal", "Answer", base.DEC,
+				    refusal_names),
+	text_len = ProtoField.uint16("mtgtsp.text_len", "Text length",
+				     base.DEC),
+	reason = ProtoField.string("mtgtsp.reason", "Reason", base.UNICODE),
+	flags = ProtoField.uint32("mtgtsp.flags", "Flags", base.HEX),
+	flag_incomplete = ProtoField.bool("mtgtsp.flags.incomplete",
+					  "Incomplete", 32, nil, 0x1),
+	flag_no_owd = ProtoField.bool("mtgtsp.flags.no_owd",
+				      "No one-way delay", 32, nil, 0x2),
+	received = ProtoField.uint64("mtgtsp.received", "Received", base.DEC),
+	lost = ProtoField.uint64("mtgtsp.lost", "Lost", base.DEC),
+	duplicates = ProtoField.uint64("mtgtsp.duplicates", "Duplicates",
+				       base.DEC),
+	reordered = ProtoField.uint64("mtgtsp.reordered", "Reordered",
+				      base.DEC),
+	bytes = ProtoField.uint64("mtgtsp.bytes", "Bytes", base.DEC),
+	owd_min_ns = ProtoField.int64("mtgtsp.owd_min_ns",
+				      "One-way delay, min (ns)", base.DEC),
+	owd_mean_ns = ProtoField.int64("mtgtsp.owd_mean_ns",
+				       "One-way delay, mean (ns)", base.DEC),
+	owd_max_ns = ProtoField.int64("mtgtsp.owd_max_ns",
+				      "One-way delay, max (ns)", base.DEC),
+	jitter_ns = ProtoField.uint64("mtgtsp.jitter_ns", "Jitter (ns)",
+				      base.DEC),
+	first_rx_ns = ProtoField.uint64("mtgtsp.first_rx_ns",
+					"First received (ns, TAI)", base.DEC),
+	last_rx_ns = ProtoField.uint64("mtgtsp.last_rx_ns",
+				       "Last received (ns, TAI)", base.DEC),
+	error = ProtoField.uint16("mtgtsp.error", "Error", base.DEC,
+				  error_names),
+	about = ProtoField.uint8("mtgtsp.about", "About", base.HEX, tsp_types),
+	text = ProtoField.string("mtgtsp.text", "Text", base.UNICODE),
+	start_ns = ProtoField.uint64("mtgtsp.start_ns", "T0 (ns, TAI)",
+				     base.DEC),
+	offset_ns = ProtoField.int64("mtgtsp.offset_ns",
+				     "Receiver's clock offset (ns)", base.DEC),
+	uncertainty_ns = ProtoField.uint64("mtgtsp.uncertainty_ns",
+					   "Offset uncertainty (ns)",
+					   base.DEC),
+	t1 = ProtoField.uint64("mtgtsp.t1", "t1, sender's (ns, TAI)",
+			       base.DEC),
+	t2 = ProtoField.uint64("mtgtsp.t2", "t2, receiver's in (ns, TAI)",
+			       base.DEC),
+	t3 = ProtoField.uint64("mtgtsp.t3", "t3, receiver's out (ns, TAI)",
+			       base.DEC),
+	trailing = ProtoField.bytes("mtgtsp.trailing",
+				    "Bytes after the fields"),
+	data = ProtoField.bytes("mtgtsp.data", "Undissected bytes"),
+}
+local tsp_fields = {}
+for _, v in pairs(tf) do
+	tsp_fields[#tsp_fields + 1] = v
+end
+tsp.fields = tsp_fields
+
+local tx = {
+	unknown_type = ProtoExpert.new("mtgtsp.unknown_type",
+		"Not a TSP message type: the stream cannot be followed",
+		expert.group.MALFORMED, expert.severity.ERROR),
+	wrong_end = ProtoExpert.new("mtgtsp.wrong_end",
+		"A message type the other end sends",
+		expert.group.PROTOCOL, expert.severity.ERROR),
+	bad_length = ProtoExpert.new("mtgtsp.bad_length",
+		"Length outside the type's bounds or not its fields' bytes",
+		expert.group.MALFORMED, expert.severity.ERROR),
+	bad_value = ProtoExpert.new("mtgtsp.bad_value",
+		"Value outside its field's range",
+		expert.group.MALFORMED, expert.severity.ERROR),
+	ditg = ProtoExpert.new("mtgtsp.ditg",
+		"D-ITG's opening (TSP_CONNECT): a D-ITG sender; mtgctl recv "
+		.. "closes the connection", expert.group.SEQUENCE,
+		expert.severity.NOTE),
+	refused = ProtoExpert.new("mtgtsp.refused", "Flow refused",
+		expert.group.RESPONSE_CODE, expert.severity.WARN),
+	error = ProtoExpert.new("mtgtsp.error_sent", "Error reported",
+		expert.group.RESPONSE_CODE, expert.severity.WARN),
+	cut = ProtoExpert.new("mtgtsp.cut_short",
+		"The capture kept less than the message",
+		expert.group.MALFORMED, expert.severity.WARN),
+}
+tsp.experts = { tx.unknown_type, tx.wrong_end, tx.bad_length, tx.bad_value,
+		tx.ditg, tx.refused, tx.error, tx.cut }
+
+tsp.prefs.tcp_ports = Pref.range("TCP ports", "9000",
+	"TCP ports of TSP receivers (mtgctl recv --port, ITGRecv -Sp); "
+	.. "the end on such a port is the receiver", 65535)
+tsp.prefs.ditg_passive = Pref.bool("D-ITG passive mode", false,
+	"The D-ITG senders run in passive mode (ITGSend -H): their "
+	.. "TSP_SEND_FLOW has 3 more bytes, and they send TSP_ACK_SEND_FLOW")
+
+local f_tcp_srcport = Field.new("tcp.srcport")
+local f_tcp_dstport = Field.new("tcp.dstport")
+
+-- "9000,9003-9005" holds port?
+local function in_range(spec, port)
+	for part in tostring(spec):gmatch("[^,%s]+") do
+		local lo, hi = part:match("^(%d+)%-(%d+)$")
+		lo = tonumber(lo or part)
+		hi = tonumber(hi or part)
+		if lo and hi and port >= lo and port <= hi then
+			return true
+		end
+	end
+	return false
+end
+
+-- Did the receiver send this segment? The end on a port of the
+-- preference is the receiver; else (Decode As) the port the TCP port
+-- table matched.
+local function from_receiver(pinfo)
+	local sport, dport = last(f_tcp_srcport), last(f_tcp_dstport)
+	sport = sport and sport.value or pinfo.src_port
+	dport = dport and dport.value or pinfo.dst_port
+	local s = in_range(tsp.prefs.tcp_ports, sport)
+	local d = in_range(tsp.prefs.tcp_ports, dport)
+	if s ~= d then
+		return s
+	end
+	return sport == pinfo.match_uint
+end
+
+-- A message's length from its first bytes (avail of them at off):
+-- the length; or nil and the bytes needed to know it; or false and why
+-- the stream cannot be cut further.
+local function tsp_pdu_len(tvb, off, avail, rcvr)
+	local t = tvb(off, 1):uint()
+	if t >= 0x80 and t <= 0xbf then
+		if avail < TSP_FRAME_HDR then
+			return nil, TSP_FRAME_HDR
+		end
+		if tvb(off + 1, 1):uint() ~= TSP_MARKER then
+			return false, "marker"
+		end
+		-- a type's bounds, as ctl/tsp checks them before it holds a
+		-- byte; a type kept for later ones framed by its length
+		local len = tvb(off + 2, 4):uint()
+		local b = tsp_body[t] or { 0, TSP_MAX_BODY }
+		if len < b[1] or len > b[2] then
+			return false, "length"
+		end
+		return TSP_FRAME_HDR + len
+	end
+	local by = tsp_sized_by[t]
+	if by then
+		if avail < by.at + by.n then
+			return nil, by.at + by.n
+		end
+		local size = by.sizes[tvb(off + by.at, by.n):uint()]
+		if not size then
+			return false, by.field
+		end
+		if t == 3 and not rcvr and tsp.prefs.ditg_passive then
+			size = size + 3         -- passive_port, src_specified
+		end
+		return size
+	end
+	if t == 5 then
+		return rcvr and 7 or 5
+	end
+	if t == 19 then
+		return 201
+	end
+	if tsp_fid_only[t] then
+		return 5
+	end
+	if tsp_from[t] then
+		return 1
+	end
+	return false, "type"
+end
+
+-- The message being dissected has an error (" [malformed]" in Info).
+local malformed = false
+
+local function flag(item, ex, text)
+	item:add_proto_expert_info(ex, text)
+	malformed = true
+end
+
+-- The fields of one message, in order, through a cursor over its bytes:
+-- c.tvb, c.off (the next field), c.stop (the message's or frame's end),
+-- c.t (its tree); c.bad once a field did not fit (flagged once).
+local function take(c, n, name)
+	if c.bad then
+		return nil
+	end
+	if c.off + n > c.stop then
+		c.bad = true
+		flag(c.t, tx.bad_length, string.format(
+			"%s needs %d byte%s, only %d left in the frame", name,
+			n, n == 1 and "" or "s", c.stop - c.off))
+		return nil
+	end
+	local r = c.tvb(c.off, n)
+	c.off = c.off + n
+	return r
+end
+
+local function field(c, f, n, name, enc)
+	local r = take(c, n, name)
+	if not r then
+		return nil
+	end
+	return c.t:add_packet_field(f, r, enc or ENC_BIG_ENDIAN), r
+end
+
+local function bad_value(item, fmt, ...)
+	flag(item, tx.bad_value, string.format(fmt, ...))
+end
+
+-- An unsigned field whose value must pass ok (else "V is not what
+-- (values)"): its value, or nil.
+local function checked(c, f, n, name, ok, what, values)
+	local item, r = field(c, f, n, name)
+	if not item then
+		return nil
+	end
+	local v = r:uint()
+	if not ok(v) then
+		bad_value(item, "%d is not %s (%s)", v, what, values)
+	end
+	return v
+end
+
+-- within lo..hi
+local function ranged(c, f, n, name, lo, hi, what)
+	return checked(c, f, n, name, function(v)
+		return v >= lo and v <= hi
+	end, what, lo .. ".." .. hi)
+end
+
+-- a or b
+local function either(c, f, n, name, a, b, what)
+	return checked(c, f, n, name, function(v)
+		return v == a or v == b
+	end, what, a .. " or " .. b)
+end
+
+-- An address of the IP version l3 (4 or 6) in n bytes: IPv4 in the first
+-- 4 (those after it must be zero), IPv6 in 16.
+local function address(c, f4, f6, n, l3)
+	if l3 == 6 then
+		local item, r = field(c, f6, 16, "addr")
+		return item and tostring(r:ipv6()) or "?"
+	end
+	local item, r = field(c, f4, 4, "addr")
+	if not item then
+		return "?"
+	end
+	if n > 4 then
+		local rest = take(c, n - 4, "addr")
+		if rest and rest:bytes() ~= ByteArray.new(string.rep("00 ",
+							      n - 4)) then
+			bad_value(item, "an IPv4 address with bytes beyond "
+				  .. "its 4")
+		end
+	end
+	return tostring(r:ipv4())
+end
+
+-- D-ITG's fixed-size names: NUL-terminated within their n bytes.
+local function name(c, f, n, label)
+	local item, r = field(c, f, n, label, ENC_ASCII)
+	if item and not r:raw():find("\0", 1, true) then
+		bad_value(item, "no NUL ends the name in its bytes")
+	end
+	return item and r:stringz() or ""
+end
+
+-- UTF-8 without NUL or (allow_ctl false) control characters: the byte
+-- (from 0) where s stops being so, or nil.
+local function not_utf8(s, allow_ctl)
+	local i, n = 1, #s
+	while i <= n do
+		local b = s:byte(i)
+		local len = b < 0x80 and 1 or (b >= 0xc2 and b <= 0xdf) and 2 or
+			(b >= 0xe0 and b <= 0xef) and 3 or
+			(b >= 0xf0 and b <= 0xf4) and 4 or 0
+		if len == 0 or b == 0 or i + len - 1 > n then
+			return i - 1
+		end
+		if not allow_ctl and (b < 0x20 or b == 0x7f) then
+			return i - 1
+		end
+		for k = i + 1, i + len - 1 do
+			local cb = s:byte(k)
+			if cb < 0x80 or cb > 0xbf then
+				return i - 1
+			end
+		end
+		if len == 3 then
+			local b2 = s:byte(i + 1)
+			if (b == 0xe0 and b2 < 0xa0) or
+			   (b == 0xed and b2 > 0x9f) then
+				return i - 1
+			end
+		elseif len == 4 then
+			local b2 = s:byte(i + 1)
+			if (b == 0xf0 and b2 < 0x90) or
+			   (b == 0xf4 and b2 > 0x8f) then
+				return i - 1
+			end
+		end
+		if len == 2 and b == 0xc2 and s:byte(i + 1) < 0xa0 and
+		   not allow_ctl then
+			return i - 1            -- a C1 control character
+		end
+		i = i + len
+	end
+	return nil
+end
+
+-- text_len (u16, at most max) and that many bytes of UTF-8 text.
+local function text(c, f, label, max, allow_ctl)
+	local li, lr = field(c, tf.text_len, 2, "text_len")
+	if not li then
+		return ""
+	end
+	local n = lr:uint()
+	if n > max then
+		flag(li, tx.bad_length, string.format(
+			"%d bytes, over the %d a text may have", n, max))
+		c.bad = true
+		return ""
+	end
+	if n == 0 then
+		c.t:add(f, lr, "")          -- empty: shown on its length
+		return ""
+	end
+	local item, r = field(c, f, n, label, ENC_UTF_8)
+	if not item then
+		return ""
+	end
+	local at = not_utf8(r:raw(), allow_ctl)
+	if at then
+		bad_value(item, "byte %d: %s", at, allow_ctl and
+			  "a NUL or a byte that is not UTF-8" or
+			  "a control character or a byte that is not UTF-8")
+	end
+	return r:string(ENC_UTF_8)      -- for the Info column: valid UTF-8
+end
+
+local function u64(c, f, label, enc)
+	local item, r = field(c, f, 8, label, enc)
+	return item and r
+end
+
+local function dissect_send_flow(c, info, rcvr)
+	ranged(c, tf.l4_proto, 1, "l4_proto", 1, 5, "a D-ITG L4 protocol")
+	ranged(c, tf.l7_proto, 1, "l7_proto", 0, 7, "a D-ITG L7 protocol")
+	ranged(c, tf.meter, 1, "meter", 1, 2, "a D-ITG meter")
+	field(c, tf.ds_byte, 1, "ds_byte")
+	local l3 = either(c, tf.l3_proto, 1, "l3_proto", 4, 6,
+			  "an IP version")
+	local _, fr = field(c, tf.flow, 4, "flow_id")
+	ranged(c, tf.payload_type, 1, "payload_type", 0, 2,
+	       "a D-ITG payload log type")
+	field(c, tf.serial, 10, "serial", ENC_ASCII)
+	if not rcvr and tsp.prefs.ditg_passive then
+		field(c, tf.passive_port, 2, "passive_port", ENC_LITTLE_ENDIAN)
+		either(c, tf.src_specified, 1, "src_specified", 0, 0xff,
+		       "a flag")
+	end
+	local _, pr = field(c, tf.port, 2, "port", ENC_LITTLE_ENDIAN)
+	local a = address(c, tf.addr, tf.addr6, l3 == 6 and 16 or 4, l3)
+	if fr and pr then
+		info[#info + 1] = string.format("flow %d to %s port %d",
+						fr:uint(), a, pr:le_uint())
+	end
+end
+
+local function dissect_flow_log(c, info)
+	local family = either(c, tf.log_family, 4, "family", 2, 10,
+			      "an address family")
+	local a = address(c, tf.log_addr, tf.log_addr6,
+			  family == 2 and 4 or 16, family == 10 and 6 or 4)
+	field(c, tf.log_port, 2, "port")
+	ranged(c, tf.log_proto, 1, "log_proto", 1, 2, "TCP or UDP")
+	info[#info + 1] = "log server " .. a .. " " ..
+		name(c, tf.log_name, 200, "log_name")
+end
+
+local function dissect_ditg(c, t, rcvr, info)
+	if t == 1 then
+		c.t:add_proto_expert_info(tx.ditg)
+		info[#info + 1] = "(D-ITG's opening)"
+	elseif t == 3 then
+		dissect_send_flow(c, info, rcvr)
+	elseif t == 5 then
+		local _, fr = field(c, tf.flow, 4, "flow_id")
+		if rcvr then
+			local _, pr = field(c, tf.port, 2, "port")
+			if fr and pr then
+				info[#info + 1] = string.format(
+					"flow %d port %d", fr:uint(),
+					pr:uint())
+			end
+		elseif fr then
+			info[#info + 1] = "flow " .. fr:uint()
+		end
+	elseif t == 12 then
+		dissect_flow_log(c, info)
+	elseif t == 19 then
+		info[#info + 1] = name(c, tf.log_name, 200, "log_name")
+	elseif tsp_fid_only[t] then
+		local _, fr = field(c, tf.flow, 4, "flow_id")
+		if fr then
+			info[#info + 1] = "flow " .. fr:uint()
+		end
+	end
+	if t == 14 or t == 15 or t == 16 or t == 17 or t == 21 or
+	   t == 22 then
+		c.t:add_proto_expert_info(tx.error)
+	end
+end
+
+-- The hello's "MTG-TSP MMM.mmmR": each part a field.
+local function dissect_hello(c, rcvr, info)
+	local r = take(c, 16, "hello")
+	if not r then
 		return
 	end
-	if ports ~= "" then
-		udp_port:remove(ports, mtg)
+	local hi = c.t:add(tf.hello, r)
+	local s = r:raw()
+	local mi = hi:add(tf.hello_magic, r(0, 8))
+	if s:sub(1, 8) ~= "MTG-TSP " then
+		bad_value(mi, "not \"MTG-TSP \"")
 	end
-	if want ~= "" then
-		udp_port:add(want, mtg)
+	local version = {}
+	for k, off in ipairs({ 8, 12 }) do
+		local d = s:sub(off + 1, off + 3)
+		local f = k == 1 and tf.hello_major or tf.hello_minor
+		if d:find("^%d%d%d$") then
+			hi:add(f, r(off, 3), tonumber(d))
+			version[k] = tonumber(d)
+		else
+			bad_value(hi, "%s: not three decimal digits",
+				  k == 1 and "major" or "minor")
+		end
 	end
-	ports = want
+	if s:sub(12, 12) ~= "." then
+		bad_value(hi, "not '.' between the versions")
+	end
+	local role = s:sub(16, 16)
+	local ri = hi:add(tf.hello_role, r(15, 1))
+	local want = rcvr and "R" or "S"
+	if role ~= want then
+		bad_value(ri, "not '%s', a %s's", want,
+			  rcvr and "receiver" or "sender")
+	end
+	if version[1] and version[2] then
+		info[#info + 1] = string.format("%d.%d", version[1],
+						version[2])
+	end
 end
+
+local function dissect_flow_req(c, info)
+	local _, fr = field(c, tf.flow, 4, "flow_id")
+	local _, rr = field(c, tf.run, 4, "run_id")
+	local l4 = ranged(c, tf.l4_proto, 1, "l4_proto", 1, 5,
+			  "a D-ITG L4 protocol")
+	local l3 = either(c, tf.l3_proto, 1, "l3_proto", 4, 6,
+			  "an IP version")
+	local _, pr = field(c, tf.port, 2, "port")
+	local a = address(c, tf.addr, tf.addr6, 16, l3)
+	field(c, tf.src_port, 2, "src_port")
+	ranged(c, tf.reserved, 2, "reserved", 0, 0, "zero")
+	u64(c, tf.bit_rate, "bit_rate")
+	u64(c, tf.pkt_rate_milli, "pkt_rate_milli")
+	u64(c, tf.duration_ns, "duration_ns")
+	local li, lr = field(c, tf.tg_json_len, 4, "tg_json_len")
+	if li then
+		local n = lr:uint()
+		if n > TSP_MAX_TG_JSON then
+			flag(li, tx.bad_length, string.format(
+				"%d bytes, over the %d a TG's JSON may have",
+				n, TSP_MAX_TG_JSON))
+			c.bad = true
+		elseif n == 0 then
+			c.t:add(tf.tg_json, lr, "")  -- empty: shown on its length
+		else
+			local item, r = field(c, tf.tg_json, n, "tg_json",
+					      ENC_UTF_8)
+			local at = item and not_utf8(r:raw(), true)
+			if at then
+				bad_value(item, "byte %d: a NUL or a byte "
+					  .. "that is not UTF-8", at)
+			end
+		end
+	end
+	if fr and rr and pr then
+		info[#info + 1] = string.format("flow %d run %d %s to %s "
+			.. "port %d", fr:uint(), rr:uint(),
+			l4_names[l4] or "?", a, pr:uint())
+	end
+end
+
+local function dissect_flow_ack(c, info)
+	local _, fr = field(c, tf.flow, 4, "flow_id")
+	local code = ranged(c, tf.refusal, 2, "code", 0, 9, "a refusal code")
+	local _, pr = field(c, tf.port, 2, "port")
+	local reason = text(c, tf.reason, "reason", TSP_MAX_TEXT, false)
+	if not (fr and code and pr) then
+		return
+	end
+	if code == 0 then
+		info[#info + 1] = string.format("flow %d accepted, port %d",
+						fr:uint(), pr:uint())
+		return
+	end
+	local s = string.format("flow %d refused (%s)", fr:uint(),
+				refusal_names[code] or tostring(code))
+	if reason ~= "" then
+		s = s .. ": " .. reason
+	end
+	c.t:add_proto_expert_info(tx.refused, s)
+	info[#info + 1] = s
+end
+
+local function dissect_result(c, info)
+	local _, fr = field(c, tf.flow, 4, "flow_id")
+	local fi, flr = field(c, tf.flags, 4, "flags")
+	if fi then
+		fi:add(tf.flag_incomplete, flr)
+		fi:add(tf.flag_no_owd, flr)
+		if bit32.band(flr:uint(), 0xfffffffc) ~= 0 then
+			bad_value(fi, "unknown flag bits")
+		end
+	end
+	local rx = u64(c, tf.received, "received")
+	local lost = u64(c, tf.lost, "lost")
+	for _, f in ipairs({ "duplicates", "reordered", "bytes" }) do
+		u64(c, tf[f], f)
+	end
+	for _, f in ipairs({ "owd_min_ns", "owd_mean_ns", "owd_max_ns" }) do
+		u64(c, tf[f], f)
+	end
+	for _, f in ipairs({ "jitter_ns", "first_rx_ns", "last_rx_ns" }) do
+		u64(c, tf[f], f)
+	end
+	if fr and rx and lost then
+		info[#info + 1] = string.format("flow %d: %s received, %s lost",
+			fr:uint(), tostring(rx:uint64()),
+			tostring(lost:uint64()))
+	end
+end
+
+local function dissect_error(c, info)
+	local code = ranged(c, tf.error, 2, "code", 1, 8, "an error code")
+	local ai, ar = field(c, tf.about, 1, "about")
+	if ai and ar:uint() ~= 0 and not tsp_types[ar:uint()] then
+		bad_value(ai, "not 0 nor a message's type")
+	end
+	ranged(c, tf.reserved, 1, "reserved", 0, 0, "zero")
+	local s = text(c, tf.text, "text", TSP_MAX_TEXT, false)
+	if code then
+		s = (error_names[code] or tostring(code)) ..
+			(s ~= "" and ": " .. s or "")
+		c.t:add_proto_expert_info(tx.error, "Error " .. s)
+		info[#info + 1] = s
+	end
+end
+
+local function dissect_mtg_body(c, t, rcvr, info)
+	if t == 0x80 then
+		dissect_hello(c, rcvr, info)
+	elseif t == 0x81 then
+		field(c, tf.nonce, 32, "nonce")
+		local ms = ranged(c, tf.lifetime_ms, 4, "lifetime_ms", 1,
+				  600000, "a lifetime in ms")
+		if ms then
+			info[#info + 1] = "lifetime " .. ms .. " ms"
+		end
+	elseif t == 0x82 then
+		field(c, tf.nonce, 32, "nonce")
+		field(c, tf.mac, 32, "mac")
+	elseif t == 0x83 then
+		field(c, tf.mac, 32, "mac")
+	elseif t == 0x84 then
+		dissect_flow_req(c, info)
+	elseif t == 0x85 then
+		dissect_flow_ack(c, info)
+	elseif t == 0x86 then
+		dissect_result(c, info)
+	elseif t == 0x87 then
+		dissect_error(c, info)
+	elseif t == 0x88 then
+		local _, rr = field(c, tf.run, 4, "run_id")
+		u64(c, tf.start_ns, "start_ns")
+		u64(c, tf.offset_ns, "offset_ns")
+		u64(c, tf.uncertainty_ns, "uncertainty_ns")
+		if rr then
+			info[#info + 1] = "run " .. rr:uint()
+		end
+	elseif t == 0x89 then
+		u64(c, tf.t1, "t1")
+	elseif t == 0x8a then
+		for _, f in ipairs({ "t1", "t2", "t3" }) do
+			u64(c, tf[f], f)
+		end
+	else
+		take(c, c.stop - c.off, "body")
+		c.t:add(tf.data, c.tvb(TSP_FRAME_HDR, c.stop - TSP_FRAME_HDR))
+	end
+end
+
+-- Why an mtg frame's length cannot be its type's.
+local function body_bounds(t, len)
+	local b = tsp_body[t]
+	if not b then
+		return string.format("%d bytes: over the %d any body may have",
+				     len, TSP_MAX_BODY)
+	end
+	if b[1] == b[2] then
+		return string.format("%d bytes; %s's body is %d", len,
+				     tsp_types[t], b[1])
+	end
+	return string.format("%d bytes; %s's body is %d to %d", len,
+			     tsp_types[t], b[1], b[2])
+end
+
+-- One message, whole in tvb (framed by tsp_pdu_len), or the bytes from
+-- one that cannot be framed (why: tsp_pdu_len's reason).
+local function dissect_tsp_msg(tvb, tree, rcvr, info, why)
+	local t = tvb(0, 1):uint()
+	local tn = tsp_types[t]
+	local mt = tree:add(tsp, tvb())
+	local c = { tvb = tvb, off = 1, stop = tvb:len(), t = mt }
+	local ti = mt:add(tf.type, tvb(0, 1))
+	mt:add(tf.from, rcvr and "receiver" or "sender"):set_generated()
+	local label = tn or string.format("type 0x%02x", t)
+	mt:append_text(", " .. label .. (rcvr and " from the receiver" or
+					 " from the sender"))
+	local mine = { label }
+	malformed = false
+	if not tn or t == 10 or t == 20 then
+		flag(ti, tx.unknown_type, not tn and
+			string.format("Unknown type 0x%02x%s", t,
+				      (t >= 0x80 and t <= 0xbf) and
+				      ": an mtg type this dissector does "
+				      .. "not know" or "") or
+			(t == 10 and "TSP_CRYPTO_RSA is defined by D-ITG but "
+			 .. "never sent: no layout" or
+			 "TSP_SENDER_DOWN is ITGRecv's own, never on the wire"))
+	elseif bit32.band(tsp_from[t], rcvr and R or S) == 0 or
+	       (t == 5 and not rcvr and not tsp.prefs.ditg_passive) then
+		flag(ti, tx.wrong_end, string.format(
+			"%s comes from the %s, not from the %s%s", tn,
+			rcvr and "sender" or "receiver",
+			rcvr and "receiver" or "sender",
+			t == 5 and " (outside passive mode)" or ""))
+	end
+	if why then
+		-- the rest of the segment: what can be shown of it
+		if t >= 0x80 and t <= 0xbf and tvb:len() >= TSP_FRAME_HDR then
+			local mi = mt:add(tf.marker, tvb(1, 1))
+			local li = mt:add(tf.len, tvb(2, 4))
+			if why == "marker" then
+				bad_value(mi, "0x%02x is not 'M', an mtg "
+					  .. "frame's second byte",
+					  tvb(1, 1):uint())
+			else
+				flag(li, tx.bad_length,
+				     body_bounds(t, tvb(2, 4):uint()))
+			end
+		elseif why == "l3_proto" or why == "family" then
+			flag(mt, tx.bad_value, why == "family"
+				and "not an address family (2 or 10): the "
+				.. "message's length is unknown" or
+				"not an IP version (4 or 6): the message's "
+				.. "length is unknown")
+		end
+		if tvb:len() > 1 then
+			mt:add(tf.data, tvb(1))
+		end
+		mine[#mine + 1] = "[malformed, stream not followed]"
+		info[#info + 1] = table.concat(mine, " ")
+		return
+	end
+	if t < 0x80 then
+		dissect_ditg(c, t, rcvr, mine)
+	else
+		mt:add(tf.marker, tvb(1, 1))
+		local li = mt:add(tf.len, tvb(2, 4))
+		local len = tvb(2, 4):uint()
+		c.off = TSP_FRAME_HDR
+		c.frame = true
+		if not c.bad then
+			dissect_mtg_body(c, t, rcvr, mine)
+		end
+		if not c.bad and c.off < c.stop then
+			flag(li, tx.bad_length, string.format(
+				"the frame's body is %d bytes, its fields "
+				.. "end after %d", len, c.off - TSP_FRAME_HDR))
+			mt:add(tf.trailing, tvb(c.off))
+		elseif c.bad and c.off < c.stop then
+			mt:add(tf.data, tvb(c.off))
+		end
+	end
+	if malformed then
+		mine[#mine + 1] = "[malformed]"
+	end
+	info[#info + 1] = table.concat(mine, " ")
+end
+
+function tsp.dissector(tvb, pinfo, tree)
+	local cap, n = tvb:captured_len(), tvb:reported_len()
+	local rcvr = from_receiver(pinfo)
+	local info = {}
+	local off = 0
+	while off < n do
+		if off >= cap then
+			tree:add(tsp, tvb(off, 0)):add_proto_expert_info(tx.cut)
+			break
+		end
+		local len, why = tsp_pdu_len(tvb, off, cap - off, rcvr)
+		if len == nil and cap < n then
+			tree:add(tsp, tvb(off)):add_proto_expert_info(tx.cut)
+			break
+		end
+		if len == nil then
+			-- its length is in bytes still to come
+			pinfo.desegment_offset = off
+			pinfo.desegment_len = DESEGMENT_ONE_MORE_SEGMENT
+			break
+		end
+		if len == false then
+			dissect_tsp_msg(tvb(off), tree, rcvr, info, why)
+			off = n
+			break
+		end
+		if off + len > n then
+			pinfo.desegment_offset = off
+			pinfo.desegment_len = off + len - n
+			break
+		end
+		if off + len > cap then
+			tree:add(tsp, tvb(off)):add_proto_expert_info(tx.cut)
+			break
+		end
+		dissect_tsp_msg(tvb(off, len), tree, rcvr, info)
+		off = off + len
+	end
+	if #info > 0 then
+		pinfo.cols.protocol = "TSP"
+		pinfo.cols.info = table.concat(info, "; ")
+	end
+	return n
+end
+
+on_ports(tsp, "tcp.port", "tcp_ports")

@@ -5,11 +5,13 @@ frame, and the frames display filters select. Shared by
 tests/host/test_wireshark.py (hand-made pcaps) and tests/vm/test_wireshark.py
 (captures of real runs)."""
 
+import dataclasses
 import os
 import pathlib
 import shutil
 import subprocess
 import tempfile
+import xml.etree.ElementTree as ET
 
 from mtgwitness import abi, wire
 
@@ -80,23 +82,32 @@ class TsharkError(AssertionError):
     pass
 
 
-def tshark(pcap, *args):
-    """tshark -r pcap with the plugin and args; its standard output. The
-    user's own Wireshark configuration (a copy of the plugin in a plugin
-    folder, preferences) is kept out: HOME is an empty folder."""
+def _tshark(*args):
+    """tshark with the plugin and args; its standard output. The user's
+    own Wireshark configuration (a copy of the plugin in a plugin folder,
+    preferences) is kept out: HOME is an empty folder."""
     if TSHARK is None:
         raise TsharkError("tshark not found: run 'make deps'")
     with tempfile.TemporaryDirectory(prefix="mtg-tshark-") as home:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("XDG_", "WIRESHARK_"))}
         env["HOME"] = home
-        res = subprocess.run([TSHARK, "-n", "-X", f"lua_script:{PLUGIN}",
-                              "-r", str(pcap), *args], env=env,
-                             capture_output=True, text=True, timeout=600)
+        res = subprocess.run([TSHARK, *args], env=env, capture_output=True,
+                             text=True, timeout=600)
     if res.returncode != 0 or "Lua" in res.stderr:
         raise TsharkError(f"tshark {' '.join(args)}: exit "
                           f"{res.returncode}\n{res.stderr}")
     return res.stdout
+
+
+def tshark(pcap, *args):
+    """tshark -r pcap with the plugin and args; its standard output."""
+    return _tshark("-n", "-X", f"lua_script:{PLUGIN}", "-r", str(pcap), *args)
+
+
+def glossary(report):
+    """tshark -G report (fields, defaultprefs…) with the plugin loaded."""
+    return _tshark("-G", report, "-X", f"lua_script:{PLUGIN}")
 
 
 def dissect(pcap, *args):
@@ -213,3 +224,185 @@ def check_filters(pcap, frames, skip=()):
         got = [i for i in selected(pcap, flt) if i not in skip]
         assert got == [i for i in want if i not in skip], flt
     return tried
+
+
+# --- TSP (mtgtsp), the signalling over TCP ---------------------------------
+
+class TcpConnection:
+    """The frames of one TCP connection, for a hand-made pcap: the
+    handshake, the segments given (each end's sequence numbers following
+    its bytes), the close."""
+
+    def __init__(self, client, server, cport, sport):
+        self.ends = ((client, cport), (server, sport))
+        self.seq = [1000, 5000]
+        self.frames = []
+        self._send(0, wire.TCP_SYN, b"")
+        self.seq[0] += 1
+        self._send(1, wire.TCP_SYN | wire.TCP_ACK, b"")
+        self.seq[1] += 1
+        self._send(0, wire.TCP_ACK, b"")
+
+    def _send(self, side, flags, payload):
+        (src, sp), (dst, dp) = self.ends[side], self.ends[1 - side]
+        ack = self.seq[1 - side] if flags & wire.TCP_ACK else 0
+        self.frames.append(wire.build_tcp_frame(src, dst, sp, dp,
+                                                self.seq[side], ack, flags,
+                                                payload))
+
+    def send(self, from_server, payload):
+        """One segment of payload from the server (the receiver) or the
+        client (the sender)."""
+        side = 1 if from_server else 0
+        self._send(side, wire.TCP_PSH | wire.TCP_ACK, payload)
+        self.seq[side] += len(payload)
+
+    def close(self):
+        for side in (0, 1):
+            self._send(side, wire.TCP_FIN | wire.TCP_ACK, b"")
+            self.seq[side] += 1
+        self._send(0, wire.TCP_ACK, b"")
+
+
+def write_frames(path, frames):
+    path.write_bytes(wire.write_pcap([wire.Record(1_700_000_000 * 10**9 +
+                                                  i * 1000, len(d), d)
+                                      for i, d in enumerate(frames)]))
+
+
+# The dissector's expert items (Documentation/wireshark.rst).
+TSP_EXPERTS = ("mtgtsp.unknown_type", "mtgtsp.wrong_end",
+               "mtgtsp.bad_length", "mtgtsp.bad_value", "mtgtsp.ditg",
+               "mtgtsp.refused", "mtgtsp.error_sent", "mtgtsp.cut_short")
+
+
+@dataclasses.dataclass
+class TspMsg:
+    """One mtgtsp tree of a dissection: a message."""
+    frame: int
+    stream: int                 # tcp.stream
+    size: int                   # the bytes the message takes
+    fields: dict                # name: (show, value)
+    experts: list               # expert names on it
+
+
+def tsp_dissect(pcap, *args):
+    """Every mtgtsp message of a capture as tshark shows it (PDML), in
+    frame order; no Lua error in any frame."""
+    out = tshark(pcap, "-T", "pdml", *args)
+    msgs = []
+    for packet in ET.fromstring(out).iter("packet"):
+        num = stream = None
+        for f in packet.iter("field"):
+            if f.get("name") == "frame.number":
+                num = int(f.get("show"))
+            elif f.get("name") == "tcp.stream":
+                stream = int(f.get("show"))
+            assert f.get("name") != "_ws.lua.error", \
+                (num, f.get("showname"))
+        for proto in packet.iter("proto"):
+            if proto.get("name") != "mtgtsp":
+                continue
+            fields, experts = {}, []
+            for f in proto.iter("field"):
+                name = f.get("name")
+                if name in TSP_EXPERTS:
+                    experts.append(name)
+                elif name.startswith("mtgtsp."):
+                    assert name not in fields, (num, name)
+                    fields[name] = (f.get("show"), f.get("value", ""))
+            msgs.append(TspMsg(num, stream, int(proto.get("size")), fields,
+                               experts))
+    return msgs
+
+
+# tsp_tool's keys (tests/tools/tsp_json.c) as the dissector names them,
+# where not mtgtsp.KEY; addresses are mtgtsp.addr or .addr6 by version.
+TSP_NAMES = {"flow_id": "mtgtsp.flow", "run_id": "mtgtsp.run",
+             "major": "mtgtsp.hello.major", "minor": "mtgtsp.hello.minor",
+             "family": "mtgtsp.log.family", "log_proto": "mtgtsp.log.proto",
+             "log_name": "mtgtsp.log.name"}
+TSP_SKIP = ("type", "name", "offset", "len", "passive", "code_name",
+            "serial_hex", "log_name_hex")
+
+
+def tsp_expected(m, frm):
+    """What the dissector must show of message m (tsp_tool's decoding of
+    it, from frm): {field: (kind, value)}, kind telling how the field's
+    PDML is read (tsp_value)."""
+    t = m["type"]
+    out = {"mtgtsp.type": ("int", t), "mtgtsp.from": ("show", frm)}
+    if t >= 0x80:
+        out["mtgtsp.marker"] = ("int", 0x4D)
+        out["mtgtsp.len"] = ("int", m["len"] - 6)
+    for key, v in m.items():
+        if key in TSP_SKIP:
+            continue
+        name = TSP_NAMES.get(key, "mtgtsp." + key)
+        if key == "addr":
+            name = ("mtgtsp.log.addr" if t == 12 else "mtgtsp.addr") + \
+                ("6" if ":" in v else "")
+            out[name] = ("show", v)
+        elif key == "port" and t == 12:
+            out["mtgtsp.log.port"] = ("int", v)
+        elif key == "code":
+            out["mtgtsp.refusal" if t == 0x85 else "mtgtsp.error"] = \
+                ("int", v)
+        elif key in ("serial", "log_name"):
+            out[name] = ("name", m[key + "_hex"])
+        elif key in ("nonce", "mac"):
+            out[name] = ("hex", v)
+        elif key in ("tg_json", "reason", "text"):
+            out[name] = ("text", v)
+            out["mtgtsp.tg_json_len" if key == "tg_json"
+                else "mtgtsp.text_len"] = ("int", len(v.encode()))
+        else:
+            out[name] = ("int", v)
+    if t == 0x80:
+        role = "S" if frm == "sender" else "R"
+        out["mtgtsp.hello"] = ("show", "MTG-TSP %03d.%03d%s" % (
+            m["major"], m["minor"], role))
+        out["mtgtsp.hello.magic"] = ("show", "MTG-TSP ")
+        out["mtgtsp.hello.role"] = ("show", role)
+    if t in (0x84, 0x87):
+        out["mtgtsp.reserved"] = ("int", 0)
+    if t == 0x86:
+        out["mtgtsp.flags.incomplete"] = ("int", m["flags"] & 1)
+        out["mtgtsp.flags.no_owd"] = ("int", m["flags"] >> 1 & 1)
+    return out
+
+
+def tsp_value(kind, show, value):
+    """A field's PDML (show, value) read as tsp_expected's kind says."""
+    if kind == "int":
+        return int(show == "True") if show in ("True", "False") \
+            else int(show, 0)
+    if kind == "hex":
+        return value
+    if kind == "text":
+        # an empty text is shown on its length field's bytes
+        return bytes.fromhex(value).decode() if show else ""
+    if kind == "name":
+        # a fixed-size name: its bytes up to the last non-zero one
+        raw = bytes.fromhex(value)
+        return raw.rstrip(b"\0").hex()
+    return show
+
+
+def tsp_check(msgs, decoded, frm):
+    """The dissector's messages of one direction of one connection equal,
+    one by one and field by field, tsp_tool's decoding of its bytes
+    (a list from tsp.decode, from frm); none is flagged."""
+    got_types = [int(m.fields["mtgtsp.type"][0], 0) for m in msgs]
+    assert got_types == [d["type"] for d in decoded], frm
+    for got, want in zip(msgs, decoded):
+        exp = tsp_expected(want, frm)
+        assert set(got.fields) == set(exp), (want["name"],
+                                            set(got.fields) ^ set(exp))
+        for name, (kind, v) in exp.items():
+            assert tsp_value(kind, *got.fields[name]) == v, \
+                (got.frame, want["name"], name, got.fields[name], v)
+        assert got.size == want["len"], (want["name"], got.size)
+        flagged = set(got.experts) - {"mtgtsp.ditg", "mtgtsp.refused",
+                                      "mtgtsp.error_sent"}
+        assert not flagged, (got.frame, want["name"], got.experts)
