@@ -8,8 +8,21 @@ PYTEST := $(VENV)/bin/pytest -p no:cacheprovider
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
+# KERNEL=6.12 (a version or a release of an installed kernel): the VM
+# lane boots that kernel instead of linux-image-amd64's.
+KERNEL ?=
+ifneq ($(KERNEL),)
+export MTG_VM_KERNEL := $(KERNEL)
+endif
 # The headers of the kernel the VM lane boots (the module must match it).
-VM_KDIR = $(shell $(ROOT)/scripts/vm/kdir --vm)
+VM_KDIR = $(shell $(if $(KERNEL),MTG_VM_KERNEL=$(KERNEL)) \
+	$(ROOT)/scripts/vm/kdir --vm)
+# The VM suite's tests (test-vm, test-debug); the second kernel's lane in
+# make test runs SECOND_TESTS, the whole suite in make test-full.
+VM_TESTS ?= tests/vm
+SECOND_KERNEL := 6.12
+SECOND_TESTS := tests/vm/test_guest.py tests/vm/test_tg.py \
+	tests/vm/test_rx.py tests/vm/test_netlink.py tests/vm/test_ebpf_paths.py
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
@@ -25,6 +38,7 @@ help:
 	@echo "make test         every test: style, sparse, compat, host, VM"
 	@echo "make test-host    host tests only (no root, no VM)"
 	@echo "make test-vm      the VM suite in one boot of the Debian kernel"
+	@echo "                  (KERNEL=6.12: of another installed kernel)"
 	@echo "make test-debug   the VM suite on a KASAN/lockdep/kmemleak kernel"
 	@echo "make demo         show the module at work in the VM"
 	@echo "make bench        mtg against its peers in one VM boot (bench/report.md)"
@@ -126,16 +140,19 @@ compat:
 	done
 
 test: deps
-	$(MAKE) style check compat test-host test-vm test-deb-host
+	$(MAKE) style check compat test-host test-vm test-vm-second test-deb-host
 
 # make test and what is too slow for it (or not steady there yet): the VM
-# tests marked full (the eBPF host tests on 6.1), the packages installed in
-# a VM (DKMS compiles the module in the emulated guest: ten minutes and more).
-# Run it before resolving an issue that touches debian/ or kmod/'s DKMS.
+# tests marked full (the eBPF host tests on 6.1), the rest of the suite on
+# the second kernel, the packages installed in a VM (DKMS compiles the
+# module in the emulated guest: ten minutes and more). Run it before
+# resolving an issue that touches debian/, kmod/'s DKMS or kernel versions.
 test-full: test
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	MTG_VM_TIMEOUT=$${MTG_VM_TIMEOUT:-3600} MTG_VM_NETWORK=loop \
 		scripts/vm/run $(PYTEST) -m full tests/vm
+	$(MAKE) test-vm KERNEL=$(SECOND_KERNEL) \
+		VM_TESTS="tests/vm $(addprefix --ignore=,$(SECOND_TESTS))"
 	$(MAKE) test-deb
 
 # The packages' tests (marked deb) run in test-deb, not here.
@@ -162,7 +179,12 @@ test-vm: tools
 	$(MAKE) -C kmod module W=1 KDIR=$(VM_KDIR)
 	$(MAKE) -C $(VM_KDIR) M=$(ROOT)/bench/floor W=1 modules
 	MTG_VM_TIMEOUT=$${MTG_VM_TIMEOUT:-3600} MTG_VM_NETWORK=loop \
-		scripts/vm/run $(PYTEST) -m "not deb and not full" tests/vm
+		scripts/vm/run $(PYTEST) -m "not deb and not full" $(VM_TESTS)
+
+# The second kernel (Debian's 6.12): make test runs SECOND_TESTS on it,
+# make test-full the whole suite (Documentation/testing.rst).
+test-vm-second:
+	$(MAKE) test-vm KERNEL=$(SECOND_KERNEL) VM_TESTS="$(SECOND_TESTS)"
 
 test-debug: deps tools
 	@tree=$$(scripts/vm/debug-kernel) && \

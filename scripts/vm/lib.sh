@@ -12,12 +12,24 @@ die() {
 	exit 2
 }
 
-# The release of the Debian kernel the VM lane boots: $MTG_VM_KERNEL if set,
+# The release of the Debian kernel the VM lane boots: $MTG_VM_KERNEL if set
+# (a release, or a version such as 6.12 that one installed kernel has),
 # else the one Debian's linux-image-amd64 stands for (so the lane follows
 # the distribution, not whatever else is installed).
 vm_kernel_release() {
 	if [ -n "${MTG_VM_KERNEL:-}" ]; then
-		echo "$MTG_VM_KERNEL"
+		# a release (6.12.117+deb12-amd64) or its version (6.12)
+		if [ -e "/boot/vmlinuz-$MTG_VM_KERNEL" ]; then
+			echo "$MTG_VM_KERNEL"
+			return
+		fi
+		local found=() f
+		for f in "/boot/vmlinuz-$MTG_VM_KERNEL".* "/boot/vmlinuz-$MTG_VM_KERNEL"-*; do
+			[ -e "$f" ] && found+=("${f#/boot/vmlinuz-}")
+		done
+		[ ${#found[@]} -eq 1 ] ||
+			die "MTG_VM_KERNEL=$MTG_VM_KERNEL: ${#found[@]} kernels in /boot match (${found[*]:-none}): name one release"
+		echo "${found[0]}"
 		return
 	fi
 	local dep
