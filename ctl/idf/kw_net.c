@@ -203,26 +203,36 @@ int parse_threshold(struct parser *p, struct idf_tg *tg)
 	return t ? arg_time(p, t, 6, WHAT_INTA, &tg->threshold) : -1;
 }
 
+/* DEV or DEV@NETNS (listen, probe) in t into *l; 0, or -1 (reported). */
+static int arg_where(struct parser *p, struct tok *t, struct idf_listen *l)
+{
+	const char *why = idf_parse_listen(t->s, l);
+
+	return why ? expected(p, t, "DEV or DEV@NETNS", why) : 0;
+}
+
+/* The first DEV[@NETNS] of a setting of the whole run; NULL if none
+ * (reported). */
+static struct tok *global_where(struct parser *p)
+{
+	return global_only(p) ? NULL : need(p, "DEV or DEV@NETNS");
+}
+
 int parse_listen(struct parser *p, struct idf_tg *tg)
 {
-	const char *what = "DEV or DEV@NETNS";
 	struct idf_file *f = p->f;
 	struct idf_listen l, *n;
-	const char *why;
 	struct tok *t;
 	size_t i;
 
 	(void)tg;
-	if (global_only(p))
-		return -1;
-	t = need(p, what);
+	t = global_where(p);
 	if (!t)
 		return -1;
 	for (; t; t = p->pos < p->ntok && !is_keyword(p->toks[p->pos].s) ?
 			&p->toks[p->pos++] : NULL) {
-		why = idf_parse_listen(t->s, &l);
-		if (why)
-			return expected(p, t, what, why);
+		if (arg_where(p, t, &l))
+			return -1;
 		l.loc.line = p->line;
 		l.loc.col = t->col;
 		l.loc.src = p->f->cur_src;
@@ -292,24 +302,17 @@ int parse_key(struct parser *p, struct idf_tg *tg)
  */
 int parse_probe(struct parser *p, struct idf_tg *tg)
 {
-	const char *what = "DEV or DEV@NETNS";
 	struct idf_file *f = p->f;
 	struct idf_probe pr = { 0 }, *n;
 	struct idf_listen l;
-	const char *why;
 	struct tok *t;
 	uint64_t slot;
 	size_t i;
 
 	(void)tg;
-	if (global_only(p))
+	t = global_where(p);
+	if (!t || arg_where(p, t, &l))
 		return -1;
-	t = need(p, what);
-	if (!t)
-		return -1;
-	why = idf_parse_listen(t->s, &l);
-	if (why)
-		return expected(p, t, what, why);
 	memcpy(pr.dev, l.dev, sizeof(pr.dev));
 	memcpy(pr.netns, l.netns, sizeof(pr.netns));
 	pr.loc.line = p->line;
