@@ -63,6 +63,8 @@ void probes_detach(struct run *r)
 	size_t i, n;
 	int done;
 
+	if (!r->nprobes)
+		return;		/* none attached, or detached already */
 	for (i = 0; i < r->nprobes; i++) {
 		struct probe_info *p = &r->probes[i];
 
