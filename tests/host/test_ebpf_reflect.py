@@ -260,13 +260,14 @@ class Path:
     egress, RETURN_MS); XDP_TX on x0 passes no qdisc. r1 carries a
     reflector too (the veth peer's XDP program)."""
 
-    def __init__(self, tag, delays):
+    def __init__(self, tag, delays, loss_pct=0):
         self.ns = {k: f"mtgrf{tag}{k}" for k in "srx"}
         self.tx, self.back = None, []
         s, r, x = self.ns["s"], self.ns["r"], self.ns["x"]
         for ns in self.ns.values():
             run("ip", "netns", "add", ns)
-        for ns in (s, x):
+        # (with loss, the router's own IPv6 frames would meet netem too)
+        for ns in (s, x, r) if loss_pct else (s, x):
             run("ip", "netns", "exec", ns, "sysctl", "-q", "-w",
                 "net.ipv6.conf.all.disable_ipv6=1",
                 "net.ipv6.conf.default.disable_ipv6=1")
@@ -284,14 +285,15 @@ class Path:
                                     (x, "x0"))}
         self.addr = {4: ("198.18.1.1", "198.18.2.1"),
                      6: ("2001:db8:1::1", "2001:db8:2::1")}
+        families = (4,) if loss_pct else (4, 6)
         for cmd in (["addr", "add", "198.18.1.254/24", "dev", "r0"],
                     ["addr", "add", "198.18.2.254/24", "dev", "r1"],
                     ["addr", "add", "2001:db8:1::fe/64", "dev", "r0",
                      "nodad"],
                     ["addr", "add", "2001:db8:2::fe/64", "dev", "r1",
-                     "nodad"]):
+                     "nodad"])[:2 * len(families)]:
             run("ip", "-n", r, *cmd)
-        for fam in (4, 6):
+        for fam in families:
             snd, refl = self.addr[fam]
             run("ip", "-n", r, "neigh", "replace", snd, "lladdr",
                 self.mac["s0"], "dev", "r0", "nud", "permanent")
@@ -302,7 +304,8 @@ class Path:
                 break
             res = run("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev",
                       dev, "root", "netem", "delay", f"{ms}ms", "limit",
-                      "10000", check=False)
+                      "10000", *(("loss", f"{loss_pct}%") if loss_pct else
+                                 ()), check=False)
             if "qdisc kind is unknown" in res.stderr:
                 self.close()
                 pytest.skip("this kernel has no netem (CONFIG_NET_SCH_NETEM):"
@@ -399,3 +402,47 @@ def test_round_trip_through_netem(path, family):
     excess = statistics.median(rx - tx for tx, _, rx in stamps) - \
         (FORWARD_MS + RETURN_MS) * 10**6
     assert 0 <= excess < TOLERANCE_MS * 10**6
+
+
+LOSS_PCT = 30
+LOSSY_FRAMES = 60
+
+
+def netem_dropped(ns, dev):
+    out = run("ip", "netns", "exec", ns, "tc", "-s", "qdisc", "show", "dev",
+              dev).stdout
+    return int(out.split(" dropped ")[1].split(",")[0])
+
+
+def test_lost_both_ways(mtgctl):
+    """netem loses 30% each way (IPv4 only, nothing else on the links):
+    the reflector reflects what the way out did not lose, and what comes
+    back is that less what the way back lost; netem's own drop counters
+    say how many each way lost (P(a way loses none of 60) = 0.7^60 <
+    1e-9)."""
+    p = Path(os.getpid() % 10000, True, loss_pct=LOSS_PCT)
+    try:
+        snd, refl = p.addr[4]
+        reflect("attach", f"x0@{p.ns['x']}", "--slot", str(SLOT))
+        for seq in range(LOSSY_FRAMES):
+            tx = time.clock_gettime_ns(time.CLOCK_TAI)
+            h = wire.MtgHeader(magic=abi.HDR_MAGIC, version=abi.HDR_VERSION,
+                               flags=0, hdr_len=abi.HDR_LEN, run_id=7,
+                               tg_id=3, seq=seq, sched_ns=tx, nut=bytes(6),
+                               patt_kind=abi.PATT_INCR, patt_value=5,
+                               patt_seed=0, crc=0, tx_ns=tx, tp_ns=(0,) * 4)
+            p.tx.send(wire.build_frame(
+                snd, refl, 40000, 5001, h.encode(crc="auto"),
+                src_mac=p.mac["s0"], dst_mac=p.mac["r0"]))
+        mtg = lambda data: wire.parse_frame(data).mtg is not None  # noqa: E731
+        time.sleep((FORWARD_MS + RETURN_MS) / 1000 + 1)
+        got = receive(p.back, LOSSY_FRAMES, timeout=2, keep=mtg)
+        lost_out = netem_dropped(p.ns["s"], "s0")
+        lost_back = netem_dropped(p.ns["r"], "r0")
+        x0 = counters(f"x0@{p.ns['x']}")
+        assert lost_out > 0 and lost_back > 0
+        assert x0["reflected"] == LOSSY_FRAMES - lost_out
+        assert len(got) == x0["reflected"] - lost_back
+        assert len({wire.parse_frame(d).mtg.seq for d, _ in got}) == len(got)
+    finally:
+        p.close()
