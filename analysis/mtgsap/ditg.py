@@ -35,8 +35,9 @@ import ipaddress
 
 import numpy as np
 
-from .recording import (DTYPE_V1, F_COMPLETE, F_IPV6, RECORD_BYTES,
-                        RECORD_FLAGS, Recording, RecordingError, empty)
+from .recording import (DTYPE_V1, F_COMPLETE, F_CSUM_BAD, F_HDR_CORRUPT,
+                        F_IPV6, RECORD_BYTES, RECORD_FLAGS, Recording,
+                        RecordingError, empty, new_file)
 
 ADDR = 46                       # INET6_ADDRSTRLEN
 _FIELDS = [("flow", "<u4"), ("seq", "<u4"), ("sport", "<u4"),
@@ -51,6 +52,7 @@ assert LOG_BYTES == 144
 # What the log does not say: the frame around the payload it counts. mtg's
 # len is the frame at L2 without FCS; D-ITG's size the UDP payload.
 UDP_OVER = {False: 14 + 20 + 8, True: 14 + 40 + 8}   # Ethernet, IP, UDP
+SEQ_MAX = (1 << 32) - 1
 US = 1_000_000
 DAY_US = 86400 * US
 HALF_DAY_US = DAY_US // 2
@@ -278,3 +280,108 @@ def open_log(path):
     """A D-ITG binary log as a recording; NotDitg when the file is not
     one, RecordingError when it is damaged."""
     return DitgLog(path)
+
+
+# --- writing -----------------------------------------------------------------
+
+def left_out(records, mask):
+    """What of the selected records D-ITG's log cannot say: those whose
+    header failed its CRC (no flow, no sequence number to trust) and those
+    whose UDP checksum was wrong (no send stamp to trust; the kernel drops
+    such a datagram before ITGRecv sees it, so ITGDec counts it lost).
+    Returns (the mask of the records to write, {why: how many left})."""
+    flags = records["flags"]
+    corrupt = mask & ((flags & F_HDR_CORRUPT) != 0)
+    bad = mask & ~corrupt & ((flags & F_CSUM_BAD) != 0)
+    return mask & ~corrupt & ~bad, {"hdr_corrupt": int(corrupt.sum()),
+                                    "csum_bad": int(bad.sum())}
+
+
+def _tod(ns, tai_s):
+    """CLOCK_TAI ns as D-ITG's time of day: (hour, minute, seconds), UTC,
+    the microseconds cut as gettimeofday() cuts them."""
+    us = (ns.astype(np.int64) - tai_s * 10**9) // 1000 % DAY_US
+    sec, usec = us // US, us % US
+    return sec // 3600, sec % 3600 // 60, (sec % 60) + usec / 1e6
+
+
+def _check(rec, r, index):
+    """What a D-ITG log cannot hold among records r (rec's of `index`):
+    RecordingError naming the first."""
+    path = rec.path
+    runs = np.unique(r["run_id"])
+    if len(runs) > 1:
+        shown = ", ".join(map(str, runs[:4].tolist())) + \
+            (", ..." if len(runs) > 4 else "")
+        raise RecordingError(
+            f"{path}: records of {len(runs)} runs ({shown}): a D-ITG log "
+            f"has no run id, their flows would merge; --where 'run_id == "
+            f"{runs[0]}' exports one")
+    big = np.flatnonzero(r["seq"] >= SEQ_MAX)
+    if len(big):
+        i = big[0]
+        raise RecordingError(
+            f"{path}: record {index[i]} (TG {r['tg_id'][i]}): sequence "
+            f"number {r['seq'][i]} does not fit D-ITG's (from 1 to "
+            f"{SEQ_MAX}, mtg's plus 1); --where 'seq < {SEQ_MAX}' leaves "
+            f"such records out")
+    over = np.where((r["flags"] & F_IPV6) != 0, UDP_OVER[True],
+                    UDP_OVER[False])
+    short = np.flatnonzero(r["len"] < over)
+    if len(short):
+        i = short[0]
+        raise RecordingError(
+            f"{path}: record {index[i]} (TG {r['tg_id'][i]}): len "
+            f"{r['len'][i]} is less than the {over[i]} bytes of Ethernet, "
+            f"IP and UDP headers: it has no UDP payload to log")
+
+
+def _endpoints(rec, tg, ipv6):
+    """(flow id, source address, source port, destination address,
+    destination port) of TG tg's records in the log."""
+    from .export import tg_frame_params
+    src, dst, sport, dport, *_ = tg_frame_params(rec, tg, ipv6)
+    text = [str(ipaddress.ip_address(a if ipv6 else a[:4])).encode()
+            for a in (src, dst)]
+    meta = rec.tg_meta(tg) or {}
+    flow = meta.get("ditg_flow")
+    flow = flow if isinstance(flow, int) and 0 <= flow <= SEQ_MAX else tg
+    return flow, text[0], sport, text[1], dport
+
+
+def _log_records(rec, c, tai_s):
+    out = np.zeros(len(c), np.dtype(
+        [(name, "S46") if name in ("src", "dst") else (name, t)
+         for name, t, *_ in _FIELDS]))
+    v6 = (c["flags"] & F_IPV6) != 0
+    key = c["tg_id"].astype(np.int64) * 2 + v6
+    keys, inv = np.unique(key, return_inverse=True)
+    ends = [_endpoints(rec, int(k) >> 1, bool(k & 1)) for k in keys]
+    for j, name in enumerate(("flow", "src", "sport", "dst", "dport")):
+        out[name] = np.array([e[j] for e in ends])[inv.ravel()]
+    out["seq"] = c["seq"] + 1
+    out["size"] = c["len"] - np.where(v6, UDP_OVER[True], UDP_OVER[False])
+    for end in ("tx", "rx"):
+        out[f"{end}_h"], out[f"{end}_m"], out[f"{end}_s"] = \
+            _tod(c[f"{end}_ns"], tai_s)
+    assert out.dtype.itemsize == LOG_BYTES
+    return out
+
+
+def write_log(rec, mask, path, force=False, meta=None):
+    """The selected records of rec that D-ITG's log can say (left_out())
+    as D-ITG's binary log, in the recording's order; whole or not at all.
+    Returns how many were written."""
+    from .export import _chunks
+    mask, _ = left_out(rec.records, mask)
+    index = np.flatnonzero(mask)
+    _check(rec, rec.records[index], index)
+    tai = (rec.meta.get("clock") or {}).get("tai_offset_s") or 0
+    tai = tai if isinstance(tai, int) else 0
+    n = 0
+    with new_file(path, force) as (f, _):
+        for c in _chunks(rec, mask):
+            f.write(_log_records(rec, c, tai).tobytes())
+            n += len(c)
+    return n
+
