@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from .fields import parse_duration
-from .recording import F_HDR_CORRUPT, Recording
+from .recording import F_HDR_CORRUPT, open_recording
 from .select import selection
 from .stats import TooManyBins
 from .table import render, to_json
@@ -124,7 +124,7 @@ def asked_by(option, value):
 
 
 def open_input(args):
-    rec = Recording(args.recording)
+    rec = open_recording(args.recording)
     if getattr(args, "correct_clock", False):
         rec.correct_clock()
     return rec

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""mtgsap export: the selected records as CSV, JSON, Parquet or pcapng.
+"""mtgsap export: the selected records as CSV, JSON, Parquet, pcapng or
+D-ITG's binary log (mtgsap/ditg.py).
 
 CSV, JSON and Parquet have one row per record: its fields (tp_ns as
 tp0_ns..tp3_ns, nut as 12 hex digits, without the reserved field), then
@@ -54,7 +55,7 @@ from .fields import column
 from .recording import (F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6, STAMP_MASK,
                         STAMP_NAMES, new_file)
 
-FORMATS = ("csv", "json", "parquet", "pcapng")
+FORMATS = ("csv", "json", "parquet", "pcapng", "ditg")
 STEP = 1 << 16          # records per chunk (CSV, JSON, Parquet)
 FRAME_STEP = 1 << 12    # records per chunk of frames (pcapng)
 FRAME_BYTES = 32 << 20  # at most so many bytes of frames per chunk
@@ -482,5 +483,11 @@ def write_pcapng(rec, mask, path, force=False, meta=None):
     return n
 
 
+def write_ditg(rec, mask, path, force=False, meta=None):
+    """D-ITG's binary log, as ITGDec reads it (mtgsap/ditg.py)."""
+    from .ditg import write_log
+    return write_log(rec, mask, path, force)
+
+
 WRITERS = {"csv": write_csv, "json": write_json, "parquet": write_parquet,
-           "pcapng": write_pcapng}
+           "pcapng": write_pcapng, "ditg": write_ditg}

@@ -153,6 +153,11 @@ class RecordingError(ValueError):
     that could not be done; the message names the file and what is wrong."""
 
 
+class NotRecording(RecordingError):
+    """A file without the recording's magic: open_recording() tries it as
+    a D-ITG log."""
+
+
 def dtype_of(spec):
     """The numpy dtype of a metadata "dtype" list."""
     try:
@@ -526,7 +531,7 @@ class Recording:
 
     def _check_header(self, head, size):
         if not head or not head.startswith(MAGIC[:len(head)]):
-            raise RecordingError(f"{self.path}: not an mtg recording (no "
+            raise NotRecording(f"{self.path}: not an mtg recording (no "
                                  f"\\x89MTGREC magic)")
         if len(head) < HEADER.size:
             raise RecordingError(f"{self.path}: truncated in its "
@@ -608,8 +613,18 @@ class Recording:
 
 
 def open_recording(path):
-    """Opens a recording; RecordingError says why it cannot be."""
-    return Recording(path)
+    """Opens a recording, or a D-ITG binary log as one (mtgsap/ditg.py:
+    a file without the recording's magic whose first record is D-ITG's);
+    RecordingError says why it cannot be."""
+    try:
+        return Recording(path)
+    except NotRecording as e:
+        from .ditg import NotDitg, open_log
+        try:
+            return open_log(path)
+        except NotDitg as d:
+            raise RecordingError(f"{e} nor a D-ITG binary log ({d})") \
+                from None
 
 
 @contextlib.contextmanager
@@ -727,7 +742,7 @@ def copy(src, dst, *, force=False, partial=False):
     """Copies a recording after checking it: a complete one as it is; one the
     recorder did not finish only with partial (then its whole records, and
     the copy marked complete). Returns the number of records copied."""
-    with Recording(src) as rec:
+    with open_recording(src) as rec:
         if not rec.complete and not partial:
             raise RecordingError(f"{rec.path}: the recorder did not finish "
                                  f"it (partial to copy its "

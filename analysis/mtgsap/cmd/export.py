@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""mtgsap export: CSV, JSON, Parquet, pcapng (the formats:
-mtgsap/export.py)."""
+"""mtgsap export: CSV, JSON, Parquet, pcapng, D-ITG's binary log (the
+formats: mtgsap/export.py, mtgsap/ditg.py)."""
 
 import os
 
 from ..common import (add_json, add_selection, open_input, selected,
                       wrote)
+from ..ditg import left_out
 from ..export import FORMATS, WRITERS, format_of
 from ..recording import RecordingError
 
@@ -14,7 +15,8 @@ def configure(parser):
     parser.add_argument("recording")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the file to write; its extension (.csv, "
-                             ".json, .parquet, .pcapng) gives the format")
+                             ".json, .parquet, .pcapng, .ditg) gives the "
+                             "format")
     parser.add_argument("--format", choices=FORMATS,
                         help="the format, whatever the extension")
     parser.add_argument("--force", action="store_true",
@@ -38,7 +40,14 @@ def command(args):
             meta["filtered"] = dict(source=rec.path, **picked)
         n = WRITERS[fmt](rec, mask, args.output, force=args.force,
                          meta=meta)
+        extra, said = {}, ""
+        if fmt == "ditg":
+            # What D-ITG's log cannot say: counted, said.
+            _, extra["left_out"] = left_out(rec.records, mask)
+            left = [f"{v} {k}" for k, v in extra["left_out"].items() if v]
+            if left:
+                said = f"; left out, as damaged: {', '.join(left)}"
         wrote(args, f"mtgsap: {n} of {len(rec)} records to {args.output} "
-              f"({fmt})", records=n, of=len(rec), output=args.output,
-              format=fmt)
+              f"({fmt}){said}", records=n, of=len(rec), output=args.output,
+              format=fmt, **extra)
     return 0
