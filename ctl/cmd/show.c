@@ -35,7 +35,7 @@ static int tg_shown(const struct mtg_nl_tg *t, void *arg)
 		nl_tg_json(&sh->j, t);
 		jw_obj_end(&sh->j);
 	} else {
-		nl_tg_text(stdout, t, "        ", false);
+		nl_tg_text(stdout, t, "    ", false);
 	}
 	return 0;
 }
