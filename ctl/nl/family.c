@@ -20,57 +20,58 @@
 
 /*
  * The attributes mtgctl reads, set by set: X(SET, NAME, libnl type, exact
- * length or 0). From them come the policies nla_parse checks replies
- * against and the list `show --ids` prints.
+ * length or 0, needed in every reply of the set). From them come the
+ * policies nla_parse checks replies against, the attributes a reply must
+ * hold, and the list `show --ids` prints.
  */
 #define IFACE_ATTRS(X)					\
-	X(IFACE, ID, NLA_U32, 0)			\
-	X(IFACE, IFINDEX, NLA_U32, 0)			\
-	X(IFACE, NAME, NLA_STRING, 0)			\
-	X(IFACE, STATE, NLA_U32, 0)			\
-	X(IFACE, NETNS_COOKIE, NLA_U64, 0)
+	X(IFACE, ID, NLA_U32, 0, 1)			\
+	X(IFACE, IFINDEX, NLA_U32, 0, 1)		\
+	X(IFACE, NAME, NLA_STRING, 0, 1)		\
+	X(IFACE, STATE, NLA_U32, 0, 1)			\
+	X(IFACE, NETNS_COOKIE, NLA_U64, 0, 1)
 
 #define SESSION_ATTRS(X)				\
-	X(SESSION, ID, NLA_U64, 0)			\
-	X(SESSION, PID, NLA_U32, 0)			\
-	X(SESSION, COMM, NLA_STRING, 0)			\
-	X(SESSION, FLAGS, NLA_U32, 0)			\
-	X(SESSION, MEM_BYTES, NLA_U64, 0)		\
-	X(SESSION, IFACES, NLA_U32, 0)			\
-	X(SESSION, IFACES_LOST, NLA_U32, 0)		\
-	X(SESSION, EVENTS, NLA_U64, 0)			\
-	X(SESSION, IFACE, NLA_NESTED, 0)		\
-	X(SESSION, TGS, NLA_U32, 0)
+	X(SESSION, ID, NLA_U64, 0, 1)			\
+	X(SESSION, PID, NLA_U32, 0, 1)			\
+	X(SESSION, COMM, NLA_STRING, 0, 1)		\
+	X(SESSION, FLAGS, NLA_U32, 0, 1)		\
+	X(SESSION, MEM_BYTES, NLA_U64, 0, 1)		\
+	X(SESSION, IFACES, NLA_U32, 0, 1)		\
+	X(SESSION, IFACES_LOST, NLA_U32, 0, 1)		\
+	X(SESSION, EVENTS, NLA_U64, 0, 1)		\
+	X(SESSION, IFACE, NLA_NESTED, 0, 0)		\
+	X(SESSION, TGS, NLA_U32, 0, 1)
 
 #define TG_ATTRS(X)					\
-	X(TG, SESSION_ID, NLA_U64, 0)			\
-	X(TG, ID, NLA_U32, 0)				\
-	X(TG, STATE, NLA_U32, 0)			\
-	X(TG, ERROR, NLA_U32, 0)			\
-	X(TG, FLAGS, NLA_U32, 0)			\
-	X(TG, CPU, NLA_U32, 0)				\
-	X(TG, IFINDEX, NLA_U32, 0)			\
-	X(TG, RUN_ID, NLA_U32, 0)			\
-	X(TG, SENT, NLA_U64, 0)				\
-	X(TG, BYTES, NLA_U64, 0)			\
-	X(TG, TX_ERRORS, NLA_U64, 0)			\
-	X(TG, SKIPPED_LATE, NLA_U64, 0)			\
-	X(TG, BAD_ENTRIES, NLA_U64, 0)			\
-	X(TG, UNDERRUNS, NLA_U64, 0)			\
-	X(TG, LATE_PACKETS, NLA_U64, 0)			\
-	X(TG, EVENTS, NLA_U64, 0)			\
-	X(TG, CTRL_SENT, NLA_U64, 0)			\
-	X(TG, NEXT_SEQ, NLA_U64, 0)			\
-	X(TG, NEXT_NS, NLA_U64, 0)			\
-	X(TG, LATENESS_MAX, NLA_U64, 0)			\
-	X(TG, LATENESS_SUM, NLA_U64, 0)			\
-	X(TG, EARLY, NLA_U64, 0)			\
-	X(TG, LEAD, NLA_U64, 0)				\
-	X(TG, SPIN, NLA_U64, 0)				\
-	X(TG, LATENESS_HIST, NLA_UNSPEC, HIST_BYTES)	\
-	X(TG, EVENT, NLA_U32, 0)
+	X(TG, SESSION_ID, NLA_U64, 0, 1)		\
+	X(TG, ID, NLA_U32, 0, 1)			\
+	X(TG, STATE, NLA_U32, 0, 1)			\
+	X(TG, ERROR, NLA_U32, 0, 1)			\
+	X(TG, FLAGS, NLA_U32, 0, 1)			\
+	X(TG, CPU, NLA_U32, 0, 1)			\
+	X(TG, IFINDEX, NLA_U32, 0, 1)			\
+	X(TG, RUN_ID, NLA_U32, 0, 1)			\
+	X(TG, SENT, NLA_U64, 0, 1)			\
+	X(TG, BYTES, NLA_U64, 0, 1)			\
+	X(TG, TX_ERRORS, NLA_U64, 0, 1)			\
+	X(TG, SKIPPED_LATE, NLA_U64, 0, 1)		\
+	X(TG, BAD_ENTRIES, NLA_U64, 0, 1)		\
+	X(TG, UNDERRUNS, NLA_U64, 0, 1)			\
+	X(TG, LATE_PACKETS, NLA_U64, 0, 1)		\
+	X(TG, EVENTS, NLA_U64, 0, 1)			\
+	X(TG, CTRL_SENT, NLA_U64, 0, 1)			\
+	X(TG, NEXT_SEQ, NLA_U64, 0, 1)			\
+	X(TG, NEXT_NS, NLA_U64, 0, 1)			\
+	X(TG, LATENESS_MAX, NLA_U64, 0, 1)		\
+	X(TG, LATENESS_SUM, NLA_U64, 0, 1)		\
+	X(TG, EARLY, NLA_U64, 0, 1)			\
+	X(TG, LEAD, NLA_U64, 0, 1)			\
+	X(TG, SPIN, NLA_U64, 0, 1)			\
+	X(TG, LATENESS_HIST, NLA_UNSPEC, HIST_BYTES, 1)	\
+	X(TG, EVENT, NLA_U32, 0, 0)
 
-#define POLICY(_set, _name, _type, _len)		\
+#define POLICY(_set, _name, _type, _len, _need)		\
 	[MTG_A_##_set##_##_name] = { .type = (_type), .minlen = (_len), \
 				     .maxlen = (_len) },
 static struct nla_policy iface_policy[MTG_A_IFACE_MAX + 1] = {
@@ -84,13 +85,21 @@ static struct nla_policy tg_policy[MTG_A_TG_MAX + 1] = {
 };
 #undef POLICY
 
+/* The attributes a reply must hold: -1 where one need not, -2 at the end. */
+#define NEEDED(_set, _name, _type, _len, _need)		\
+	((_need) ? MTG_A_##_set##_##_name : -1),
+static const int iface_needed[] = { IFACE_ATTRS(NEEDED) -2 };
+static const int session_needed[] = { SESSION_ATTRS(NEEDED) -2 };
+static const int tg_needed[] = { TG_ATTRS(NEEDED) -2 };
+#undef NEEDED
+
 struct nl_id {
 	const char *id;		/* the uapi's name */
 	int value;
 	int type;		/* NLA_*, or -1: a command */
 };
 
-#define ATTR_ID(_set, _name, _type, _len)			\
+#define ATTR_ID(_set, _name, _type, _len, _need)		\
 	{ "MTG_A_" #_set "_" #_name, MTG_A_##_set##_##_name, (_type) },
 #define CMD_ID(_cmd)	{ #_cmd, _cmd, -1 }
 static const struct nl_id ids[] = {
@@ -233,25 +242,21 @@ static int bad_reply(struct mtg_nl *nl, const char *what)
 	return NL_STOP;
 }
 
-/* tb[] has every attribute of list (a -1-ended array)? */
-static int missing(struct nlattr **tb, const int *list)
+/* The first attribute of needed (a -2-ended array) tb[] lacks, or 0. */
+static int missing(struct nlattr **tb, const int *needed)
 {
-	for (; *list >= 0; list++)
-		if (!tb[*list])
-			return *list;
+	for (; *needed != -2; needed++)
+		if (*needed >= 0 && !tb[*needed])
+			return *needed;
 	return 0;
 }
 
 static int parse_iface(struct nlattr *nest, struct mtg_nl_iface *i)
 {
-	static const int needed[] = {
-		MTG_A_IFACE_ID, MTG_A_IFACE_IFINDEX, MTG_A_IFACE_NAME,
-		MTG_A_IFACE_STATE, MTG_A_IFACE_NETNS_COOKIE, -1,
-	};
 	struct nlattr *tb[MTG_A_IFACE_MAX + 1];
 
 	if (nla_parse_nested(tb, MTG_A_IFACE_MAX, nest, iface_policy) ||
-	    missing(tb, needed))
+	    missing(tb, iface_needed))
 		return -NLE_PARSE_ERR;
 	i->id = nla_get_u32(tb[MTG_A_IFACE_ID]);
 	i->ifindex = nla_get_u32(tb[MTG_A_IFACE_IFINDEX]);
@@ -269,12 +274,6 @@ static int parse_iface(struct nlattr *nest, struct mtg_nl_iface *i)
 static int parse_session(struct nl_msg *msg, struct mtg_nl_session *s,
 			 bool whole, const char **why)
 {
-	static const int needed[] = {
-		MTG_A_SESSION_ID, MTG_A_SESSION_PID, MTG_A_SESSION_COMM,
-		MTG_A_SESSION_FLAGS, MTG_A_SESSION_MEM_BYTES,
-		MTG_A_SESSION_IFACES, MTG_A_SESSION_IFACES_LOST,
-		MTG_A_SESSION_EVENTS, MTG_A_SESSION_TGS, -1,
-	};
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[MTG_A_SESSION_MAX + 1], *a;
 	size_t n = 0;
@@ -286,7 +285,7 @@ static int parse_session(struct nl_msg *msg, struct mtg_nl_session *s,
 			  session_policy))
 		return -NLE_PARSE_ERR;
 	*why = "of a session lacks an attribute";
-	if (whole ? missing(tb, needed) : !tb[MTG_A_SESSION_ID])
+	if (whole ? missing(tb, session_needed) : !tb[MTG_A_SESSION_ID])
 		return -NLE_MISSING_ATTR;
 	s->id = nla_get_u64(tb[MTG_A_SESSION_ID]);
 	/* iface is multi-attr: nla_parse keeps the last; count them all. */
@@ -332,17 +331,6 @@ static int parse_session(struct nl_msg *msg, struct mtg_nl_session *s,
 static int parse_tg(struct nl_msg *msg, struct mtg_nl_tg *t, bool event,
 		    const char **why)
 {
-	static const int needed[] = {
-		MTG_A_TG_SESSION_ID, MTG_A_TG_ID, MTG_A_TG_STATE,
-		MTG_A_TG_ERROR, MTG_A_TG_FLAGS, MTG_A_TG_CPU,
-		MTG_A_TG_IFINDEX, MTG_A_TG_RUN_ID, MTG_A_TG_SENT,
-		MTG_A_TG_BYTES, MTG_A_TG_TX_ERRORS, MTG_A_TG_SKIPPED_LATE,
-		MTG_A_TG_BAD_ENTRIES, MTG_A_TG_UNDERRUNS,
-		MTG_A_TG_LATE_PACKETS, MTG_A_TG_EVENTS, MTG_A_TG_CTRL_SENT,
-		MTG_A_TG_NEXT_SEQ, MTG_A_TG_NEXT_NS, MTG_A_TG_LATENESS_MAX,
-		MTG_A_TG_LATENESS_SUM, MTG_A_TG_EARLY, MTG_A_TG_LEAD,
-		MTG_A_TG_SPIN, MTG_A_TG_LATENESS_HIST, -1,
-	};
 	struct nlattr *tb[MTG_A_TG_MAX + 1];
 	struct mtg_tg_stats *st = &t->st;
 
@@ -351,7 +339,7 @@ static int parse_tg(struct nl_msg *msg, struct mtg_nl_tg *t, bool event,
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, MTG_A_TG_MAX, tg_policy))
 		return -NLE_PARSE_ERR;
 	*why = "of a traffic generator lacks an attribute";
-	if (missing(tb, needed) || (event && !tb[MTG_A_TG_EVENT]))
+	if (missing(tb, tg_needed) || (event && !tb[MTG_A_TG_EVENT]))
 		return -NLE_MISSING_ATTR;
 	t->session_id = nla_get_u64(tb[MTG_A_TG_SESSION_ID]);
 	t->flags = nla_get_u32(tb[MTG_A_TG_FLAGS]);
