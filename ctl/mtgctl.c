@@ -310,6 +310,36 @@ static int run_reflect(int nargs, char **args, const void *opts)
 	return cmd_reflect(nargs, args, opts);
 }
 
+static const struct show_opts show_defaults = { .json = false };
+
+static const struct prog_option show_options[] = {
+	DEFINE_OPTION("json", OPT_BOOL, struct show_opts, json,
+		      .help = "one JSON array: the sessions (each with its TGs), or the TGs"),
+	DEFINE_OPTION("ids", OPT_BOOL, struct show_opts, ids,
+		      .help = "print the family's names and numbers mtgctl uses, then exit (no module needed)"),
+	END_OPTIONS
+};
+
+static int run_show(int nargs, char **args, const void *opts)
+{
+	return cmd_show(nargs, args, opts);
+}
+
+static const struct monitor_opts monitor_defaults = { .json = false };
+
+static const struct prog_option monitor_options[] = {
+	DEFINE_OPTION("json", OPT_BOOL, struct monitor_opts, json,
+		      .help = "a JSON object per notification, one a line"),
+	END_OPTIONS
+};
+
+static int run_monitor(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	(void)args;
+	return cmd_monitor(opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -347,6 +377,14 @@ static const struct command commands[] = {
 	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
 	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
 	  0, 0, run_recv },
+	{ "show", "[session [ID] | tg [SESSION[:TG]]] [--json] [--ids]",
+	  "Show the module's sessions in this network namespace with their TGs,\n        counters and lateness histograms (or one session, or TGs alone:\n        every one, a session's, one), from its netlink family.",
+	  show_options, &show_defaults, sizeof(struct show_opts), "OBJECT",
+	  0, -1, run_show },
+	{ "monitor", "[--json]",
+	  "Print the module's netlink events (sessions opened and ended,\n        interfaces lost, TG events) one a line until SIGINT/SIGTERM.",
+	  monitor_options, &monitor_defaults, sizeof(struct monitor_opts), "",
+	  0, 0, run_monitor },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -388,7 +426,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -415,7 +453,10 @@ static void usage(FILE *out)
 		"  sudo mtgctl probe attach veth1@router --slot 0\n"
 		"  sudo mtgctl probe list --json\n"
 		"  sudo mtgctl reflect attach veth1@far --slot 3\n"
-		"  sudo mtgctl recv --key tsp.key --out /var/lib/mtg\n");
+		"  sudo mtgctl recv --key tsp.key --out /var/lib/mtg\n"
+		"  mtgctl show\n"
+		"  mtgctl show tg 3:1 --json | jq '.[0].sent'\n"
+		"  mtgctl monitor\n");
 }
 
 /*
@@ -530,6 +571,8 @@ int main(int argc, char **argv)
 		struct probe_opts probe;
 		struct recv_opts recv;
 		struct reflect_opts reflect;
+		struct show_opts show;
+		struct monitor_opts monitor;
 	} opts;
 	int first;
 
@@ -547,7 +590,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

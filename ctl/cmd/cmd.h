@@ -92,6 +92,15 @@ struct reflect_opts {
 	bool json;		/* list: as JSON */
 };
 
+struct show_opts {
+	bool json;		/* one JSON array on stdout */
+	bool ids;		/* print the family's names and numbers used */
+};
+
+struct monitor_opts {
+	bool json;		/* a JSON object per notification */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
@@ -101,5 +110,7 @@ int cmd_replay(const char *file, bool play);
 int cmd_recv(const struct recv_opts *o);
 int cmd_probe(int nargs, char **args, const struct probe_opts *o);
 int cmd_reflect(int nargs, char **args, const struct reflect_opts *o);
+int cmd_show(int nargs, char **args, const struct show_opts *o);
+int cmd_monitor(const struct monitor_opts *o);
 
 #endif /* MTGCTL_CMD_H */

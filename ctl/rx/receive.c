@@ -6,6 +6,7 @@
 
 #include "idf/idf.h"
 #include "idf/units.h"
+#include "nl/family.h"
 #include "rx/receive.h"
 
 void event_prefix(FILE *f, uint64_t t0, uint64_t t)
@@ -20,28 +21,6 @@ void event_prefix(FILE *f, uint64_t t0, uint64_t t)
 static void event_time(const struct receiver *x, uint64_t t)
 {
 	event_prefix(x->events, x->t0, t);
-}
-
-static void print_tg_events(FILE *f, uint32_t events)
-{
-	static const struct {
-		uint32_t bit;
-		const char *name;
-	} names[] = {
-		{ MTG_TG_EVENT_ERROR, "error" },
-		{ MTG_TG_EVENT_LATE, "late" },
-		{ MTG_TG_EVENT_UNDERRUN, "underrun" },
-		{ MTG_TG_EVENT_FINISHED, "finished" },
-	};
-	const char *sep = "";
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (events & names[i].bit) {
-			fprintf(f, "%s%s", sep, names[i].name);
-			sep = ", ";
-		}
-	}
 }
 
 /* A control message received: into the recording's extra entries. */
@@ -84,7 +63,7 @@ static void ctrl_event(const struct receiver *x, const struct mtg_ctrl_rec *c)
 	case MTG_CTRL_TG_EVENT:
 		error = mtg_tg_error_name(c->error);
 		fprintf(x->events, "tg %u: ", c->tg_id);
-		print_tg_events(x->events, c->events);
+		mtg_nl_print_tg_events(x->events, c->events, ", ");
 		fprintf(x->events, " (%s%s%s)\n", mtg_tg_state_name(c->state),
 			error ? " " : "", error ? error : "");
 		break;
