@@ -425,6 +425,8 @@ static int configure(struct daemon *d)
 		.dir = o->out, .device = o->device, .ring = o->ring,
 		.key_path = o->key, .say = d->say,
 		.clock_shift_ns = o->clock_shift,
+		.log = { .to = o->log, .udp = o->log_udp, .key = o->key,
+			 .name = o->log_name },
 	};
 	return 0;
 }
