@@ -34,6 +34,8 @@
 #define LOGD_META_ROOM		256	/* spaces after the metadata: room for
 					 * the final counts */
 #define LOGD_DATAGRAM		2048	/* larger than any batch's datagram */
+/* UDP: how long a closed log waits for its datagrams still on the way */
+#define LOGD_UDP_GRACE_MS	500
 
 static volatile sig_atomic_t stop_signal;
 
@@ -51,6 +53,7 @@ struct log {
 	uint64_t lost, batches_lost, late;
 	bool closed;			/* TSP_LOG_CLOSE came */
 	struct tsp_log_close fin;
+	uint64_t close_by;		/* UDP: monotonic ms, its grace's end */
 };
 
 struct client {
@@ -394,7 +397,7 @@ static struct log *find_udp_log(struct logd *d, uint32_t id)
 	for (i = 0; i < d->n; i++) {
 		struct log *l = d->clients[i]->log;
 
-		if (l && l->udp && l->id == id && !l->closed)
+		if (l && l->udp && l->id == id)
 			return l;
 	}
 	return NULL;
@@ -470,17 +473,37 @@ static void take_datagrams(struct logd *d)
 	}
 }
 
-/* TSP_LOG_CLOSE: what never came is lost; TSP_LOG_DONE says it all. */
+/* The closed log ends: what never came is lost; TSP_LOG_DONE says it all. */
+static int finish_log(struct logd *d, struct client *cl, char *why,
+		      size_t len)
+{
+	struct tsp_msg done = { .type = TSP_LOG_DONE };
+	struct log *l = cl->log;
+
+	l->lost += l->fin.records - l->next_first;
+	l->batches_lost += l->fin.batches - l->next_seq;
+	end_log(d, cl, NULL, &done.u.ldone);
+	return tsp_conn_send(&cl->c, &done, TSP_SERVE_SEND_MS, why, len);
+}
+
+/*
+ * TSP_LOG_CLOSE: a TCP log ends now (1); a UDP log once every batch came
+ * or its grace passed (0: the loop ends it, finish_log). -1 with why.
+ */
 static int close_log(struct logd *d, struct client *cl,
 		     const struct tsp_msg *m, char *why, size_t len)
 {
-	struct tsp_msg done = { .type = TSP_LOG_DONE };
 	const struct tsp_log_close *f = &m->u.lclose;
 	struct log *l = cl->log;
 	char text[200];
 
+	if (l->closed)
+		return tsp_refuse(&cl->c, TSP_ERR_UNEXPECTED, TSP_LOG_CLOSE,
+				  "the log is closed already", why, len);
 	take_datagrams(d);	/* what is already here is not lost */
-	if (f->records < l->next_first || f->batches < l->next_seq) {
+	if (f->records < l->next_first || f->batches < l->next_seq ||
+	    (!l->udp && (f->records != l->next_first ||
+			 f->batches != l->next_seq))) {
 		snprintf(text, sizeof(text), "%llu records in %llu batches closed, but %llu in %llu came",
 			 (unsigned long long)f->records,
 			 (unsigned long long)f->batches,
@@ -489,12 +512,21 @@ static int close_log(struct logd *d, struct client *cl,
 		return tsp_refuse(&cl->c, TSP_ERR_UNEXPECTED, TSP_LOG_CLOSE,
 				  text, why, len);
 	}
-	l->lost += f->records - l->next_first;
-	l->batches_lost += f->batches - l->next_seq;
 	l->closed = true;
 	l->fin = *f;
-	end_log(d, cl, NULL, &done.u.ldone);
-	return tsp_conn_send(&cl->c, &done, TSP_SERVE_SEND_MS, why, len);
+	l->close_by = now_mono_ms() + LOGD_UDP_GRACE_MS;
+	if (l->udp && l->next_first < f->records)
+		return 0;
+	return finish_log(d, cl, why, len) ? -1 : 1;
+}
+
+/* A closed UDP log whose batches all came, or whose grace passed. */
+static bool log_due(const struct client *cl, uint64_t now_ms)
+{
+	const struct log *l = cl->log;
+
+	return l && l->closed &&
+	       (l->next_first >= l->fin.records || now_ms >= l->close_by);
 }
 
 /* One message: 0 to go on, 1 when the log is done, -1 (why) to drop. */
@@ -512,7 +544,7 @@ static int on_message(struct logd *d, struct client *cl,
 	if (m->type == TSP_LOG_BATCH)
 		return take_batch(cl, m, why, len);
 	if (m->type == TSP_LOG_CLOSE)
-		return close_log(d, cl, m, why, len) ? -1 : 1;
+		return close_log(d, cl, m, why, len);
 	return tsp_refuse(&cl->c, TSP_ERR_UNEXPECTED, m->type,
 			  "not a message of an open log", why, len);
 }
@@ -591,6 +623,17 @@ static int configure(struct logd *d)
 	return 0;
 }
 
+/* A UDP log waits for its last datagrams: look often. */
+static bool closing(const struct logd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->clients[i]->log && d->clients[i]->log->closed)
+			return true;
+	return false;
+}
+
 static void loop(struct logd *d)
 {
 	uint64_t end = d->o->duration ? now_tai() + d->o->duration : 0;
@@ -609,7 +652,7 @@ static void loop(struct logd *d)
 			pfd[i + 2] = (struct pollfd){ .fd = d->clients[i]->c.fd,
 						      .events = POLLIN };
 		npolled = d->n;
-		poll(pfd, npolled + 2, 100);
+		poll(pfd, npolled + 2, closing(d) ? 10 : 100);
 		if (pfd[1].revents & POLLIN)
 			take_datagrams(d);
 		if (pfd[0].revents & POLLIN)
@@ -624,8 +667,13 @@ static void loop(struct logd *d)
 				continue;
 			}
 			if (tsp_opening_expired(&cl->c, &cl->op, now_mono_ms(),
-						why, sizeof(why)))
+						why, sizeof(why))) {
 				drop_client(d, i, why);
+			} else if (log_due(cl, now_mono_ms())) {
+				why[0] = '\0';
+				finish_log(d, cl, why, sizeof(why));
+				drop_client(d, i, why[0] ? why : NULL);
+			}
 		}
 	}
 	free(pfd);

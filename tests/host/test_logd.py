@@ -13,6 +13,8 @@ and leaks nothing.
 UDP with losses needs netem, which the host kernel lacks:
 tests/vm/test_logd.py."""
 
+import hashlib
+import hmac
 import json
 import os
 import signal
@@ -111,17 +113,21 @@ def meta_without_logd(rec):
     return m
 
 
-def test_two_hosts_over_tcp_nothing_lost(two_pairs, tmp_path, key):
-    """Host a sends 1,300 packets (three batches), host b 40; each logd
-    file equals that host's own recording: every record, the header's
-    counts, the metadata (with "logd" saying TCP, nothing lost, complete);
-    each client's summary says what logd wrote."""
+@pytest.mark.parametrize("transport", ["tcp", "udp"])
+def test_two_hosts_nothing_lost(two_pairs, tmp_path, key, transport):
+    """Host a sends 1,300 packets (three TCP batches, 93 datagrams), host
+    b 40; each logd file equals that host's own recording: every record,
+    the header's counts, the metadata (with "logd" saying the transport,
+    nothing lost, complete); each client's summary says what logd wrote.
+    (Over UDP on loopback nothing is lost: logd's socket holds them.)"""
     out = tmp_path / "logs"
     out.mkdir()
-    logd = tspd.Logd(tmp_path / "log.key", out)
+    udp = ["--log-udp"] if transport == "udp" else []
+    logd = tspd.Logd(tmp_path / "log.key", out, *(["--udp"] if udp else []))
     hosts = []
     try:
-        hosts = [Host(p, tmp_path, name, logd.port, tmp_path / "log.key")
+        hosts = [Host(p, tmp_path, name, logd.port, tmp_path / "log.key",
+                      *udp)
                  for p, name in zip(two_pairs, ("host-a", "host-b"))]
         counts = {"host-a": 1300, "host-b": 40}
         for h in hosts:
@@ -149,7 +155,7 @@ def test_two_hosts_over_tcp_nothing_lost(two_pairs, tmp_path, key):
             assert logged.header[f] == local.header[f], f
         assert meta_without_logd(logged) == local.meta
         ld = logged.meta["logd"]
-        assert ld["transport"] == "tcp" and ld["host"] == h.name
+        assert ld["transport"] == transport and ld["host"] == h.name
         assert (ld["records"], ld["lost"], ld["batches_lost"], ld["late"],
                 ld["not_sent"], ld["complete"], ld["why"]) == \
             (n, 0, 0, 0, 0, True, None)
@@ -157,8 +163,9 @@ def test_two_hosts_over_tcp_nothing_lost(two_pairs, tmp_path, key):
         assert (summary["sent"], summary["written"], summary["lost"],
                 summary["not_sent"], summary["done"], summary["file"]) == \
             (n, n, 0, 0, True, path.name)
-        assert summary["batches"] >= -(-n // 512)  # and a flush each 100 ms
-        assert f"log 127.0.0.1:{logd.port} (TCP, log " in hout
+        per = 14 if udp else 512
+        assert summary["batches"] >= -(-n // per)  # and a flush each 100 ms
+        assert f"log 127.0.0.1:{logd.port} ({transport.upper()}, log " in hout
         assert f"logd wrote {n} to {path.name}, 0 lost" in hout
         assert f"(run {RUN}, host {h.name}): complete, {n} records" in log
 
@@ -368,6 +375,55 @@ def test_malicious_clients(tmp_path, key):
     assert sorted(p.name for p in out.glob("*.mtgrec")) == sorted(
         f"{RUN}-{n}.mtgrec" for n in ("cut", "garbage", "order", "vanished",
                                       "quit", "good"))
+
+
+def datagram(log_key, log_id, seq, first, count):
+    d = batch(log_id, seq, first, count)
+    return d + hmac.new(log_key, d, hashlib.sha256).digest()
+
+
+def test_udp_log_by_hand(tmp_path, key):
+    """A UDP log: batches lost on the way are counted from the gaps (in
+    batches and records, the tail from TSP_LOG_CLOSE), a replayed
+    datagram is late and not written twice, a forged or foreign one is
+    refused; the file holds what came, in order."""
+    out = tmp_path / "logs"
+    out.mkdir()
+    logd = tspd.Logd(tmp_path / "log.key", out, "--udp", valgrind=True)
+    try:
+        p, log_id = opened(logd.port, key, "udp", transport=2)
+        k = p.log_key(key, log_id)
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.connect(("127.0.0.1", logd.port))
+        sent = [datagram(k, log_id, 0, 0, 3), datagram(k, log_id, 1, 3, 2),
+                datagram(k, log_id, 2, 5, 4), datagram(k, log_id, 3, 9, 1),
+                datagram(k, log_id, 4, 10, 7)]
+        for i in (0, 1, 3):                     # 2 and 4 "lost"
+            u.send(sent[i])
+        u.send(sent[1])                         # a replay: late
+        forged = bytearray(sent[4])
+        forged[40] ^= 1
+        u.send(bytes(forged))                   # its MAC is wrong
+        u.send(datagram(bytes(32), log_id + 1, 0, 0, 1))  # no such log
+        u.send(b"\x8d")                         # too short
+        p.send(tspd.frame(0x8E, struct.pack(">QQQQQ", 17, 5, 0, 0, 1)))
+        t, body = p.read()
+        assert t == 0x8F, (t, body)
+        assert struct.unpack(">QQQQ", body[:32]) == (6, 11, 2, 1)
+        assert p.closed()
+        u.close()
+    finally:
+        rc, log = logd.stop()
+    assert rc == 0, log
+    r = logged(out, "udp")
+    assert r.records["seq"].tolist() == [0, 1, 2, 3, 4, 9]
+    ld = r.meta["logd"]
+    assert (ld["transport"], ld["records"], ld["lost"], ld["batches_lost"],
+            ld["late"], ld["complete"]) == ("udp", 6, 11, 2, 1, True)
+    assert "datagram refused: its MAC is wrong (1 refused so far)" in log
+    assert "(run 7, host udp): complete, 6 records" in log
+    assert "11 lost (2 batches), 1 late" in log
+    assert "3 datagrams and 0 connections refused" in log
 
 
 def test_logd_needs_key_and_dir(tmp_path, key):

@@ -148,6 +148,7 @@ class Peer:
 
     def auth_body(self, key, nonce_r, nonce_s=None):
         nonce_s = nonce_s or secrets.token_bytes(32)
+        self.nonces = (nonce_r, nonce_s)
         return nonce_s + self.proof(key, b"mtg-tsp auth sender", nonce_r,
                                     nonce_s)
 
@@ -156,6 +157,13 @@ class Peer:
         self.send(frame(0x82, self.auth_body(key, nonce_r)))
         t, _ = self.read()
         assert t == 0x83
+
+    def log_key(self, key, log_id):
+        """A UDP log's datagram key, from this connection's handshake."""
+        return hmac.new(key, b"mtg-tsp log udp\0" +
+                        struct.pack(">HHHH", 1, 0, 1, 0) + self.nonces[0] +
+                        self.nonces[1] + struct.pack(">I", log_id),
+                        hashlib.sha256).digest()
 
     def close(self):
         self.s.close()
