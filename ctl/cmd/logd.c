@@ -549,35 +549,11 @@ static int on_message(struct logd *d, struct client *cl,
 			  "not a message of an open log", why, len);
 }
 
-/* What the client sent, taken: 0, or -1 to drop it (why; "" quietly). */
-static int serve(struct logd *d, struct client *cl, char *why, size_t len)
+/* on_message, as tsp_serve_read() calls it */
+static int on_msg(void *d, void *cl, const struct tsp_msg *m, char *why,
+		  size_t len)
 {
-	struct tsp_msg m;
-	ssize_t k;
-	int r;
-
-	k = tsp_conn_fill(&cl->c);
-	if (k < 0 && k != -EAGAIN) {
-		snprintf(why, len, "connection lost: %s", strerror((int)-k));
-		return -1;
-	}
-	for (;;) {
-		r = tsp_conn_next(&cl->c, &m, why, len);
-		if (!r)
-			return 0;
-		if (r < 0) {
-			tsp_conn_error(&cl->c, TSP_ERR_MALFORMED, 0, why);
-			return -1;
-		}
-		r = on_message(d, cl, &m, why, len);
-		tsp_msg_free(&m);
-		if (r > 0) {
-			why[0] = '\0';
-			return -1;
-		}
-		if (r < 0)
-			return -1;
-	}
+	return on_message(d, cl, m, why, len);
 }
 
 static int configure(struct logd *d)
@@ -662,7 +638,8 @@ static void loop(struct logd *d)
 
 			if (i < npolled && pfd[i + 2].fd == cl->c.fd &&
 			    pfd[i + 2].revents &&
-			    serve(d, cl, why, sizeof(why))) {
+			    tsp_serve_read(&cl->c, on_msg, d, cl, why,
+					   sizeof(why))) {
 				drop_client(d, i, why[0] ? why : NULL);
 				continue;
 			}

@@ -336,36 +336,11 @@ static int on_message(struct daemon *d, struct peer *p,
 	}
 }
 
-/* What the peer sent, taken: 0, or -1 to drop it (why; "" quietly). */
-static int serve(struct daemon *d, struct peer *p, char *why, size_t len)
+/* on_message, as tsp_serve_read() calls it */
+static int on_msg(void *d, void *p, const struct tsp_msg *m, char *why,
+		  size_t len)
 {
-	struct tsp_msg m;
-	ssize_t k;
-	int r;
-
-	k = tsp_conn_fill(&p->c);
-	if (k < 0 && k != -EAGAIN) {
-		snprintf(why, len, "connection lost: %s", strerror((int)-k));
-		return -1;
-	}
-	for (;;) {
-		r = tsp_conn_next(&p->c, &m, why, len);
-		if (!r)
-			return 0;
-		if (r < 0) {
-			/* a peer that only shut its side down still reads */
-			tsp_conn_error(&p->c, TSP_ERR_MALFORMED, 0, why);
-			return -1;
-		}
-		r = on_message(d, p, &m, why, len);
-		tsp_msg_free(&m);
-		if (r > 0) {
-			why[0] = '\0';
-			return -1;
-		}
-		if (r < 0)
-			return -1;
-	}
+	return on_message(d, p, m, why, len);
 }
 
 static int open_listener(struct daemon *d)
@@ -457,7 +432,8 @@ static void loop(struct daemon *d)
 
 			if (i < npolled && pfd[i + 1].fd == p->c.fd &&
 			    pfd[i + 1].revents &&
-			    serve(d, p, why, sizeof(why))) {
+			    tsp_serve_read(&p->c, on_msg, d, p, why,
+					   sizeof(why))) {
 				drop_peer(d, i, why[0] ? why : NULL);
 				continue;
 			}

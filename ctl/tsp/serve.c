@@ -181,3 +181,35 @@ bool tsp_opening_expired(struct tsp_conn *c, const struct tsp_opening *o,
 	snprintf(why, len, "dropped: no authentication in 15 s");
 	return true;
 }
+
+int tsp_serve_read(struct tsp_conn *c, tsp_on_msg on_msg, void *daemon,
+		   void *peer, char *why, size_t len)
+{
+	struct tsp_msg m;
+	ssize_t k;
+	int r;
+
+	k = tsp_conn_fill(c);
+	if (k < 0 && k != -EAGAIN) {
+		snprintf(why, len, "connection lost: %s", strerror((int)-k));
+		return -1;
+	}
+	for (;;) {
+		r = tsp_conn_next(c, &m, why, len);
+		if (!r)
+			return 0;
+		if (r < 0) {
+			/* a peer that only shut its side down still reads */
+			tsp_conn_error(c, TSP_ERR_MALFORMED, 0, why);
+			return -1;
+		}
+		r = on_msg(daemon, peer, &m, why, len);
+		tsp_msg_free(&m);
+		if (r > 0) {
+			why[0] = '\0';
+			return -1;
+		}
+		if (r < 0)
+			return -1;
+	}
+}

@@ -67,6 +67,22 @@ int tsp_opening_step(struct tsp_conn *c, struct tsp_opening *o,
 bool tsp_opening_expired(struct tsp_conn *c, const struct tsp_opening *o,
 			 uint64_t now_ms, char *why, size_t len);
 
+/*
+ * A daemon's answer to one message of an open session: 0 to go on, 1
+ * when the session ended as it should, -1 (why) to drop the connection.
+ */
+typedef int (*tsp_on_msg)(void *daemon, void *peer, const struct tsp_msg *m,
+			  char *why, size_t len);
+
+/*
+ * What a connection's peer sent, read (it never waits), each whole
+ * message to on_msg(daemon, peer, ...): 0, or -1 to drop the connection (why; "" when the
+ * session ended as it should). A message that does not decode, or the
+ * peer's end inside one, is answered TSP_ERROR malformed.
+ */
+int tsp_serve_read(struct tsp_conn *c, tsp_on_msg on_msg, void *daemon,
+		   void *peer, char *why, size_t len);
+
 /* TSP_ERROR code about a message, then the connection is to end: -1,
  * why "NAME: text". */
 int tsp_refuse(struct tsp_conn *c, uint16_t code, uint8_t about,
