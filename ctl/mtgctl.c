@@ -72,6 +72,10 @@ static const struct prog_option table_options[] = {
 
 #define RING_HELP "the receive ring's records, a power of two; default 65536"
 
+#define LOG_HELP "send the records to the log server mtgctl logd there (default port 9001) as well as to the recording, if any"
+#define LOG_UDP_HELP "the log's records over UDP (logd counts what is lost), not over TCP"
+#define LOG_NAME_HELP "the host name logd files the log under (RUNID-NAME.mtgrec); default this host's"
+
 #define KEEP_HELP "the keep ring's bytes (payloads, wrong bits' positions kept), a power of two from 65536 to 268435456"
 
 static const struct run_opts run_defaults = {
@@ -115,6 +119,15 @@ static const struct prog_option run_options[] = {
 		      .help = KEEP_HELP "; default 16777216, when a TG has 'keep'",
 		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX,
 		      .pow2 = true),
+	DEFINE_OPTION("log", OPT_STRING, struct run_opts, rx.log,
+		      .metavar = "ADDR[:PORT]", .help = LOG_HELP),
+	DEFINE_OPTION("log-udp", OPT_BOOL, struct run_opts, rx.log_udp,
+		      .help = LOG_UDP_HELP),
+	DEFINE_OPTION("log-key", OPT_STRING, struct run_opts, rx.log_key,
+		      .metavar = "FILE",
+		      .help = "the key logd checks (needed with --log)"),
+	DEFINE_OPTION("log-name", OPT_STRING, struct run_opts, rx.log_name,
+		      .metavar = "NAME", .help = LOG_NAME_HELP),
 	END_OPTIONS
 };
 
@@ -159,6 +172,15 @@ static const struct prog_option listen_options[] = {
 		      .help = KEEP_HELP "; default 4194304",
 		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX,
 		      .pow2 = true),
+	DEFINE_OPTION("log", OPT_STRING, struct listen_opts, rx.log,
+		      .metavar = "ADDR[:PORT]", .help = LOG_HELP),
+	DEFINE_OPTION("log-udp", OPT_BOOL, struct listen_opts, rx.log_udp,
+		      .help = LOG_UDP_HELP),
+	DEFINE_OPTION("log-key", OPT_STRING, struct listen_opts, rx.log_key,
+		      .metavar = "FILE",
+		      .help = "the key logd checks (needed with --log)"),
+	DEFINE_OPTION("log-name", OPT_STRING, struct listen_opts, rx.log_name,
+		      .metavar = "NAME", .help = LOG_NAME_HELP),
 	END_OPTIONS
 };
 
@@ -284,6 +306,13 @@ static const struct prog_option recv_options[] = {
 	DEFINE_OPTION("clock-shift", OPT_SECONDS, struct recv_opts, clock_shift,
 		      .metavar = "TIME",
 		      .help = "act as if this host's clock were TIME ahead (TSP's time answers, every receive stamp): to test the offset estimate"),
+	DEFINE_OPTION("log", OPT_STRING, struct recv_opts, log,
+		      .metavar = "ADDR[:PORT]",
+		      .help = "send each run's records to the log server mtgctl logd there (default port 9001, the key of --key) as well as to its recording"),
+	DEFINE_OPTION("log-udp", OPT_BOOL, struct recv_opts, log_udp,
+		      .help = LOG_UDP_HELP),
+	DEFINE_OPTION("log-name", OPT_STRING, struct recv_opts, log_name,
+		      .metavar = "NAME", .help = LOG_NAME_HELP),
 	END_OPTIONS
 };
 
@@ -292,6 +321,40 @@ static int run_recv(int nargs, char **args, const void *opts)
 	(void)nargs;
 	(void)args;
 	return cmd_recv(opts);
+}
+
+/* port, max_clients: 0 is logd's default (cmd/logd.c) */
+static const struct logd_opts logd_defaults = { .out = NULL };
+
+static const struct prog_option logd_options[] = {
+	DEFINE_OPTION("key", OPT_STRING, struct logd_opts, key,
+		      .metavar = "FILE",
+		      .help = "the key clients must prove they hold: 64 hexadecimal digits, mode 0600 (needed)"),
+	DEFINE_OPTION("port", OPT_COUNT, struct logd_opts, port,
+		      .metavar = "PORT", .min = 1, .max = 65535,
+		      .help = "the TCP port (and UDP, with --udp); default 9001, as ITGLog"),
+	DEFINE_OPTION("bind", OPT_STRING, struct logd_opts, bind,
+		      .metavar = "ADDR",
+		      .help = "take logs on this address only; default: every address"),
+	DEFINE_OPTION("out", OPT_STRING, struct logd_opts, out,
+		      .metavar = "DIR",
+		      .help = "where each log is written, RUNID-HOST.mtgrec (needed)"),
+	DEFINE_OPTION("udp", OPT_BOOL, struct logd_opts, udp,
+		      .help = "take logs over UDP too (their losses counted)"),
+	DEFINE_OPTION("max-clients", OPT_COUNT, struct logd_opts, max_clients,
+		      .metavar = "N", .min = 1, .max = 65536,
+		      .help = "connections at once; default 256"),
+	DEFINE_OPTION("duration", OPT_SECONDS, struct logd_opts, duration,
+		      .metavar = "TIME",
+		      .help = "stop after TIME; default: at SIGINT or SIGTERM"),
+	END_OPTIONS
+};
+
+static int run_logd(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	(void)args;
+	return cmd_logd(opts);
 }
 
 static const struct reflect_opts reflect_defaults = { .slot = PROBE_SLOT_UNSET };
@@ -345,11 +408,11 @@ static const struct command commands[] = {
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
 	  check_options, &check_defaults, sizeof(struct check_opts), "FILE",
 	  1, 1, run_check },
-	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands]",
+	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands] [--log ADDR[:PORT] --log-key FILE [--log-udp] [--log-name NAME]]",
 	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM; record\n        what comes back on the interfaces FILE's 'listen' names. On a\n        terminal, a live dashboard shows and controls every TG.",
 	  run_options, &run_defaults, sizeof(struct run_opts), "FILE", 1, 1,
 	  run_run },
-	{ "listen", "DEV[@NETNS]... [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--run-id N] [--duration TIME] [--passthrough] [--xdp] [--ring RECORDS] [--keep-ring BYTES] [--device PATH]",
+	{ "listen", "DEV[@NETNS]... [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--run-id N] [--duration TIME] [--passthrough] [--xdp] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--log ADDR[:PORT] --log-key FILE [--log-udp] [--log-name NAME]]",
 	  "Receive only: record the MTG packets arriving on the interfaces DEV\n        (in namespace NETNS) until SIGINT/SIGTERM or --duration.",
 	  listen_options, &listen_defaults, sizeof(struct listen_opts), "DEV",
 	  1, -1, run_listen },
@@ -373,7 +436,7 @@ static const struct command commands[] = {
 	  "XDP reflector (eBPF): send the MTG frames arriving on DEV back where\n        they came from, the reflection time in slot K of their header;\n        detach it, list them with their counters (Documentation/ebpf.rst).",
 	  reflect_options, &reflect_defaults, sizeof(struct reflect_opts),
 	  "ACTION", 1, -1, run_reflect },
-	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME]",
+	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME] [--log ADDR[:PORT] [--log-udp] [--log-name NAME]]",
 	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
 	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
 	  0, 0, run_recv },
@@ -385,6 +448,10 @@ static const struct command commands[] = {
 	  "Print the module's netlink events (sessions opened and ended,\n        interfaces lost, TG events) one a line until SIGINT/SIGTERM.",
 	  monitor_options, &monitor_defaults, sizeof(struct monitor_opts), "",
 	  0, 0, run_monitor },
+	{ "logd", "--key FILE --out DIR [--port PORT] [--bind ADDR] [--udp] [--max-clients N] [--duration TIME]",
+	  "The log server: take the records that listen, run and recv send with\n        --log from clients holding the key, over TCP or UDP (--udp, losses\n        counted), into DIR/RUNID-HOST.mtgrec (Documentation/tsp.rst).",
+	  logd_options, &logd_defaults, sizeof(struct logd_opts), "",
+	  0, 0, run_logd },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -426,7 +493,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -456,7 +523,8 @@ static void usage(FILE *out)
 		"  sudo mtgctl recv --key tsp.key --out /var/lib/mtg\n"
 		"  mtgctl show\n"
 		"  mtgctl show tg 3:1 --json | jq '.[0].sent'\n"
-		"  mtgctl monitor\n");
+		"  mtgctl monitor\n"
+		"  mtgctl logd --key tsp.key --out /var/log/mtg --udp\n");
 }
 
 /*
@@ -466,7 +534,7 @@ static void usage(FILE *out)
 static int parse_options(const struct command *c, int argc, char **argv,
 			 void *opts, int *first)
 {
-	struct option longopts[16];
+	struct option longopts[24];
 	const struct prog_option *o;
 	char shorts[40] = ":h";
 	const char *why;
@@ -474,7 +542,7 @@ static int parse_options(const struct command *c, int argc, char **argv,
 	uint64_t v;
 
 	memcpy(opts, c->defaults, c->size);
-	for (o = c->options; o->name && n < 14; o++, n++) {
+	for (o = c->options; o->name && n < 22; o++, n++) {
 		longopts[n].name = o->name;
 		longopts[n].has_arg = o->type == OPT_BOOL ? no_argument :
 			required_argument;
@@ -573,6 +641,7 @@ int main(int argc, char **argv)
 		struct reflect_opts reflect;
 		struct show_opts show;
 		struct monitor_opts monitor;
+		struct logd_opts logd;
 	} opts;
 	int first;
 
@@ -590,7 +659,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

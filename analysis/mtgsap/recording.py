@@ -226,7 +226,11 @@ META = _obj(
     tsp=_obj(sender=STR, key=("null", STR),
              clock=("null", _obj("offset_ns", "uncertainty_ns",
                                  offset_ns=INT, uncertainty_ns=UINT))),
-    receiver=_obj("source", source=STR, stamp=STR, payload_compared=BOOL))
+    receiver=_obj("source", source=STR, stamp=STR, payload_compared=BOOL),
+    logd=_obj("transport", "records", "lost", "complete", transport=STR,
+              peer=STR, host=STR, log_id=U32, records=UINT, lost=UINT,
+              batches_lost=UINT, late=UINT, not_sent=("null", UINT),
+              complete=BOOL, why=("null", STR)))
 
 
 def _says(t):

@@ -30,6 +30,10 @@ struct rx_opts {
 	uint64_t ring;		/* receive ring records */
 	const char *device;	/* the module's device file */
 	uint64_t keep_ring;	/* keep ring bytes (run: if a TG keeps) */
+	const char *log;	/* logd's ADDR[:PORT] (--log), or NULL */
+	bool log_udp;		/* the log's records over UDP */
+	const char *log_key;	/* the key file logd checks */
+	const char *log_name;	/* the host the log is filed under */
 };
 
 struct run_opts {
@@ -85,6 +89,19 @@ struct recv_opts {
 	uint64_t ring;		/* receive ring records, per run */
 	const char *device;	/* the module's device file */
 	uint64_t clock_shift;	/* ns this host's clock acts ahead (tests) */
+	const char *log;	/* logd's ADDR[:PORT]: each run logged there */
+	bool log_udp;
+	const char *log_name;
+};
+
+struct logd_opts {
+	const char *key;	/* the key file clients must prove */
+	uint64_t port;		/* TCP (and UDP) port; 0: 9001, ITGLog's */
+	const char *bind;	/* the address to listen on; NULL: any */
+	const char *out;	/* the directory of the logs */
+	bool udp;		/* take UDP logs too */
+	uint64_t max_clients;	/* connections at once; 0: 256 */
+	uint64_t duration;	/* ns; 0: until a signal */
 };
 
 struct reflect_opts {
@@ -108,6 +125,7 @@ int cmd_run(const char *file, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 int cmd_replay(const char *file, bool play);
 int cmd_recv(const struct recv_opts *o);
+int cmd_logd(const struct logd_opts *o);
 int cmd_probe(int nargs, char **args, const struct probe_opts *o);
 int cmd_reflect(int nargs, char **args, const struct reflect_opts *o);
 int cmd_show(int nargs, char **args, const struct show_opts *o);

@@ -244,6 +244,10 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	mi.devs = ls.devs;
 	mi.ndevs = ls.ndevs;
 	ls.rx.any_flow = true;
+	ls.log_cfg = (struct logc_cfg){
+		.to = o->rx.log, .udp = o->rx.log_udp, .key = o->rx.log_key,
+		.name = o->rx.log_name,
+	};
 	if (listening_begin(&ls, &mi))
 		goto err_abandon;
 	listening_commit(&ls);

@@ -24,24 +24,14 @@
 #include "cmd/cmd.h"
 #include "remote/consent.h"
 #include "remote/rrun.h"
-#include "tsp/conn.h"
+#include "tsp/serve.h"
 #include "util/clock.h"
-
-#define RECV_PEERS_MAX	256	/* connections at once */
-/* hello to proof, at most: past the challenge's lifetime, so that a late
- * answer is told it is late (auth-expired) */
-#define RECV_OPEN_MS	(TSP_CHALLENGE_MS + 5000)
-#define RECV_SEND_MS	2000	/* a peer that takes nothing that long goes */
 
 static volatile sig_atomic_t stop_signal;
 
-enum peer_state { PEER_HELLO, PEER_AUTH, PEER_SESSION };
-
 struct peer {
 	struct tsp_conn c;
-	enum peer_state state;
-	struct tsp_handshake hs;
-	uint64_t open_by;		/* monotonic ms: the opening's end */
+	struct tsp_opening op;
 	struct rrun **runs;
 	size_t nruns;
 	size_t nflows;
@@ -53,10 +43,10 @@ struct daemon {
 	struct consent consent;
 	struct rrun_cfg cfg;
 	int lfd;
-	struct peer *peers[RECV_PEERS_MAX];
+	struct peer *peers[TSP_PEERS_MAX];
 	size_t npeers;
 	uint64_t nflows;		/* across peers */
-	uint64_t refused_conns;		/* over RECV_PEERS_MAX */
+	uint64_t refused_conns;		/* over TSP_PEERS_MAX */
 	FILE *say;
 };
 
@@ -84,7 +74,7 @@ static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
 static int send_msg(struct peer *p, const struct tsp_msg *m, char *why,
 		    size_t len)
 {
-	return tsp_conn_send(&p->c, m, RECV_SEND_MS, why, len);
+	return tsp_conn_send(&p->c, m, TSP_SERVE_SEND_MS, why, len);
 }
 
 /* Every run of the peer ends (incomplete unless each flow was closed). */
@@ -112,7 +102,7 @@ static void drop_peer(struct daemon *d, size_t idx, const char *why)
 	if (why)
 		say(d, p, "%s", why);
 	end_runs(d, p, why ? why : "the connection ended");
-	tsp_hs_wipe(&p->hs);
+	tsp_opening_wipe(&p->op);
 	tsp_conn_close(&p->c);
 	free(p);
 	d->peers[idx] = d->peers[--d->npeers];
@@ -120,100 +110,22 @@ static void drop_peer(struct daemon *d, size_t idx, const char *why)
 
 static void take_connections(struct daemon *d)
 {
-	struct sockaddr_storage ss;
 	char name[TSP_PEER_NAME];
-	socklen_t sl;
 	struct peer *p;
 	int fd;
 
-	for (;;) {
-		sl = sizeof(ss);
-		fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return;
-		tsp_sockaddr_str(&ss, name, sizeof(name));
-		if (d->npeers == RECV_PEERS_MAX || !(p = calloc(1, sizeof(*p)))) {
-			/* counted and said: a flood costs nothing held */
-			if (!d->refused_conns++ || !(d->refused_conns % 1000))
-				say(d, NULL, "%s: refused: already %d connections (%llu refused so far)",
-				    name, RECV_PEERS_MAX,
-				    (unsigned long long)d->refused_conns);
+	while ((fd = tsp_serve_accept(d->lfd, d->npeers, TSP_PEERS_MAX,
+				      &d->refused_conns, d->say, name,
+				      sizeof(name))) >= 0) {
+		p = calloc(1, sizeof(*p));
+		if (!p) {
 			close(fd);
 			continue;
 		}
 		tsp_conn_init(&p->c, fd, TSP_FROM_RECEIVER, name);
-		p->open_by = now_mono_ms() + RECV_OPEN_MS;
+		tsp_opening_init(&p->op);
 		d->peers[d->npeers++] = p;
 	}
-}
-
-/* TSP_ERROR code about the message m, then the connection ends. */
-static int refuse(struct peer *p, uint16_t code, uint8_t about,
-		  const char *text, char *why, size_t len)
-{
-	tsp_conn_error(&p->c, code, about, text);
-	snprintf(why, len, "%s: %s", tsp_error_name(code), text);
-	return -1;
-}
-
-static int on_hello(struct daemon *d, struct peer *p, const struct tsp_msg *m,
-		    char *why, size_t len)
-{
-	struct tsp_msg out = { .type = TSP_HELLO };
-	char text[64];
-
-	if (m->type == TSP_CONNECT) {
-		/* ITGSend understands no TSP_ERROR: just close */
-		snprintf(why, len, "a D-ITG sender (TSP_CONNECT): not taken, D-ITG has no authentication");
-		return -1;
-	}
-	if (m->type != TSP_HELLO)
-		return refuse(p, TSP_ERR_UNEXPECTED, m->type,
-			      "a connection opens with TSP_HELLO", why, len);
-	if (m->u.hello.major != TSP_VERSION_MAJOR) {
-		snprintf(text, sizeof(text), "TSP %d.%d here; %u.%u asked",
-			 TSP_VERSION_MAJOR, TSP_VERSION_MINOR,
-			 m->u.hello.major, m->u.hello.minor);
-		return refuse(p, TSP_ERR_VERSION, TSP_HELLO, text, why, len);
-	}
-	out.u.hello.major = TSP_VERSION_MAJOR;
-	/* the lower of the two minor versions (ours is 0 in TSP 1.0) */
-	out.u.hello.minor = TSP_VERSION_MINOR;
-	if (m->u.hello.minor + 0U < out.u.hello.minor + 0U)
-		out.u.hello.minor = m->u.hello.minor;
-	tsp_hs_init(&p->hs, TSP_FROM_RECEIVER, &d->key, &m->u.hello,
-		    &out.u.hello);
-	if (send_msg(p, &out, why, len))
-		return -1;
-	if (tsp_hs_challenge(&p->hs, now_tai(), &out, text, sizeof(text)))
-		return refuse(p, TSP_ERR_INTERNAL, 0, text, why, len);
-	if (send_msg(p, &out, why, len))
-		return -1;
-	p->state = PEER_AUTH;
-	return 0;
-}
-
-static int on_auth(struct peer *p, const struct tsp_msg *m, char *why,
-		   size_t len)
-{
-	struct tsp_msg out;
-	char text[160];
-	int code;
-
-	if (m->type == TSP_FLOW_REQ)
-		return refuse(p, TSP_ERR_AUTH_REQUIRED, m->type,
-			      "a flow before authentication", why, len);
-	if (m->type != TSP_AUTH)
-		return refuse(p, TSP_ERR_UNEXPECTED, m->type,
-			      "TSP_AUTH is due", why, len);
-	code = tsp_hs_verify(&p->hs, now_tai(), m, &out, text, sizeof(text));
-	if (code)
-		return refuse(p, (uint16_t)code, TSP_AUTH, text, why, len);
-	if (send_msg(p, &out, why, len))
-		return -1;
-	p->state = PEER_SESSION;
-	return 0;
 }
 
 static struct rrun *find_run(struct peer *p, uint32_t run_id)
@@ -331,7 +243,8 @@ static int on_start(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 	if (!run || run->started) {
 		snprintf(text, sizeof(text), "run %u: %s", m->u.start.run_id,
 			 run ? "started already" : "no flow of it was accepted");
-		return refuse(p, TSP_ERR_UNEXPECTED, TSP_START, text, why, len);
+		return tsp_refuse(&p->c, TSP_ERR_UNEXPECTED, TSP_START, text,
+				  why, len);
 	}
 	if (rrun_start(&d->cfg, run, &m->u.start, p->c.peer, text,
 		       sizeof(text))) {
@@ -364,8 +277,8 @@ static int on_closed(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 
 	if (!f || f->closed) {
 		snprintf(text, sizeof(text), "flow %u is not open", m->flow_id);
-		return refuse(p, TSP_ERR_UNEXPECTED, TSP_CLOSED_FLOW, text, why,
-			      len);
+		return tsp_refuse(&p->c, TSP_ERR_UNEXPECTED, TSP_CLOSED_FLOW,
+				  text, why, len);
 	}
 	rrun_poll(run, now_tai());
 	rrun_result(run, f, false, &res.u.result);
@@ -401,10 +314,8 @@ static int on_message(struct daemon *d, struct peer *p,
 {
 	struct tsp_msg out = { .type = TSP_ACK_RELEASE };
 
-	if (p->state == PEER_HELLO)
-		return on_hello(d, p, m, why, len);
-	if (p->state == PEER_AUTH)
-		return on_auth(p, m, why, len);
+	if (p->op.state != TSP_OPEN_DONE)
+		return tsp_opening_step(&p->c, &p->op, &d->key, m, why, len);
 	switch (m->type) {
 	case TSP_TIME_REQ:
 		return on_time(d, p, m, why, len);
@@ -419,79 +330,28 @@ static int on_message(struct daemon *d, struct peer *p,
 		send_msg(p, &out, why, len);
 		return 1;
 	default:
-		return refuse(p, TSP_ERR_UNEXPECTED, m->type,
-			      "not a message of an open session", why, len);
+		return tsp_refuse(&p->c, TSP_ERR_UNEXPECTED, m->type,
+				  "not a message of an open session", why,
+				  len);
 	}
 }
 
-/* What the peer sent, taken: 0, or -1 to drop it (why; "" quietly). */
-static int serve(struct daemon *d, struct peer *p, char *why, size_t len)
+/* on_message, as tsp_serve_read() calls it */
+static int on_msg(void *d, void *p, const struct tsp_msg *m, char *why,
+		  size_t len)
 {
-	struct tsp_msg m;
-	ssize_t k;
-	int r;
-
-	k = tsp_conn_fill(&p->c);
-	if (k < 0 && k != -EAGAIN) {
-		snprintf(why, len, "connection lost: %s", strerror((int)-k));
-		return -1;
-	}
-	for (;;) {
-		r = tsp_conn_next(&p->c, &m, why, len);
-		if (!r)
-			return 0;
-		if (r < 0) {
-			/* a peer that only shut its side down still reads */
-			tsp_conn_error(&p->c, TSP_ERR_MALFORMED, 0, why);
-			return -1;
-		}
-		r = on_message(d, p, &m, why, len);
-		tsp_msg_free(&m);
-		if (r > 0) {
-			why[0] = '\0';
-			return -1;
-		}
-		if (r < 0)
-			return -1;
-	}
+	return on_message(d, p, m, why, len);
 }
 
 static int open_listener(struct daemon *d)
 {
-	const struct recv_opts *o = d->o;
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in6 *s6 = (void *)&ss;
-	struct sockaddr_in *s4 = (void *)&ss;
-	int one = 1, family = AF_INET6;
-	socklen_t sl = sizeof(*s6);
+	char why[200];
 
-	s6->sin6_family = AF_INET6;
-	s6->sin6_addr = in6addr_any;
-	s6->sin6_port = htons((uint16_t)o->port);
-	if (o->bind && inet_pton(AF_INET, o->bind, &s4->sin_addr) == 1) {
-		family = AF_INET;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)o->port);
-		sl = sizeof(*s4);
-	} else if (o->bind && inet_pton(AF_INET6, o->bind, &s6->sin6_addr) != 1) {
-		pr_err("recv: --bind '%s' is not an IPv4 or IPv6 address\n",
-		       o->bind);
-		return -1;
-	}
-	d->lfd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (d->lfd < 0) {
-		pr_err("recv: cannot make a socket: %s\n", strerror(errno));
-		return -1;
-	}
-	setsockopt(d->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(d->lfd, (struct sockaddr *)&ss, sl) ||
-	    listen(d->lfd, 64)) {
-		pr_err("recv: cannot listen on TCP port %llu%s%s: %s\n",
-		       (unsigned long long)o->port, o->bind ? " of " : "",
-		       o->bind ? o->bind : "", strerror(errno));
-		return -1;
-	}
-	return 0;
+	d->lfd = tsp_serve_socket(d->o->bind, (uint16_t)d->o->port,
+				  SOCK_STREAM, why, sizeof(why));
+	if (d->lfd < 0)
+		pr_err("recv: %s\n", why);
+	return d->lfd < 0 ? -1 : 0;
 }
 
 /* The options into the daemon: 0, or -1 (said why). */
@@ -540,13 +400,15 @@ static int configure(struct daemon *d)
 		.dir = o->out, .device = o->device, .ring = o->ring,
 		.key_path = o->key, .say = d->say,
 		.clock_shift_ns = o->clock_shift,
+		.log = { .to = o->log, .udp = o->log_udp, .key = o->key,
+			 .name = o->log_name },
 	};
 	return 0;
 }
 
 static void loop(struct daemon *d)
 {
-	struct pollfd pfd[RECV_PEERS_MAX + 1];
+	struct pollfd pfd[TSP_PEERS_MAX + 1];
 	uint64_t end = d->o->duration ? now_tai() + d->o->duration : 0;
 	char why[TSP_MAX_TEXT + 200];
 	size_t i, j, started, npolled;
@@ -570,14 +432,14 @@ static void loop(struct daemon *d)
 
 			if (i < npolled && pfd[i + 1].fd == p->c.fd &&
 			    pfd[i + 1].revents &&
-			    serve(d, p, why, sizeof(why))) {
+			    tsp_serve_read(&p->c, on_msg, d, p, why,
+					   sizeof(why))) {
 				drop_peer(d, i, why[0] ? why : NULL);
 				continue;
 			}
-			if (p->state != PEER_SESSION && now_mono_ms() > p->open_by) {
-				tsp_conn_error(&p->c, TSP_ERR_UNEXPECTED, 0,
-					       "no authentication in 15 s");
-				drop_peer(d, i, "dropped: no authentication in 15 s");
+			if (tsp_opening_expired(&p->c, &p->op, now_mono_ms(),
+						why, sizeof(why))) {
+				drop_peer(d, i, why);
 				continue;
 			}
 			for (j = 0; j < p->nruns; j++)

@@ -508,6 +508,10 @@ static int listen_all(struct run *r)
 		}
 		mi.tgs = tgs;
 		mi.tts = tts;
+		r->ls.log_cfg = (struct logc_cfg){
+			.to = r->o->rx.log, .udp = r->o->rx.log_udp,
+			.key = r->o->rx.log_key, .name = r->o->rx.log_name,
+		};
 		err = listening_begin(&r->ls, &mi);
 	}
 	free(tgs);

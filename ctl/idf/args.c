@@ -69,40 +69,36 @@ int arg_byte(struct parser *p, const struct tok *t, uint8_t *b)
 }
 
 /* ADDR[:PORT]: 192.0.2.1, 192.0.2.1:5000, [2001:db8::1]:5000, :5000 */
-int arg_endpoint(struct parser *p, const struct tok *t, bool need_port,
-		 struct idf_addr *a)
+const char *idf_parse_endpoint(const char *s, bool need_port,
+			       struct idf_addr *a)
 {
-	const char *what = need_port ?
-		"ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000)" :
-		"ADDR[:PORT] (IPv6 in brackets: [2001:db8::1]:5000)";
 	char buf[INET6_ADDRSTRLEN + 8];
 	const char *port = NULL;
 	char *host = buf, *c;
 	uint64_t v;
 
 	memset(a, 0, sizeof(*a));
-	if (strlen(t->s) >= sizeof(buf))
-		return expected(p, t, what, NULL);
-	strcpy(buf, t->s);
+	if (strlen(s) >= sizeof(buf))
+		return "";
+	strcpy(buf, s);
 	if (buf[0] == '[') {
 		c = strchr(buf, ']');
 		if (!c)
-			return expected(p, t, what, "no ']'");
+			return "no ']'";
 		*c = '\0';
 		host = buf + 1;
 		if (c[1] == ':')
 			port = c + 2;
 		else if (c[1])
-			return expected(p, t, what, NULL);
+			return "";
 		if (inet_pton(AF_INET6, host, a->addr) != 1)
-			return expected(p, t, what, "not an IPv6 address");
+			return "not an IPv6 address";
 		a->family = AF_INET6;
 	} else if (strchr(buf, ':') != strrchr(buf, ':')) {
 		if (need_port)
-			return expected(p, t, what,
-					"an IPv6 address with a port goes in brackets");
+			return "an IPv6 address with a port goes in brackets";
 		if (inet_pton(AF_INET6, buf, a->addr) != 1)
-			return expected(p, t, what, "not an IPv6 address");
+			return "not an IPv6 address";
 		a->family = AF_INET6;
 	} else {
 		c = strchr(buf, ':');
@@ -112,21 +108,33 @@ int arg_endpoint(struct parser *p, const struct tok *t, bool need_port,
 		}
 		if (*host) {
 			if (inet_pton(AF_INET, host, a->addr) != 1)
-				return expected(p, t, what,
-						"not an IPv4 address");
+				return "not an IPv4 address";
 			a->family = AF_INET;
 		} else if (need_port) {
-			return expected(p, t, what, "no address");
+			return "no address";
 		}
 	}
 	if (!port && need_port)
-		return expected(p, t, what, "no port");
+		return "no port";
 	if (port) {
 		if (parse_uint(port, 65535, &v) || !v)
-			return expected(p, t, what, "port must be 1..65535");
+			return "port must be 1..65535";
 		a->port = (uint16_t)v;
 	}
-	return 0;
+	return NULL;
+}
+
+int arg_endpoint(struct parser *p, const struct tok *t, bool need_port,
+		 struct idf_addr *a)
+{
+	const char *what = need_port ?
+		"ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000)" :
+		"ADDR[:PORT] (IPv6 in brackets: [2001:db8::1]:5000)";
+	const char *why = idf_parse_endpoint(t->s, need_port, a);
+
+	if (!why)
+		return 0;
+	return expected(p, t, what, *why ? why : NULL);
 }
 
 /* A name for the kernel: no '/', not "." or "..", not too long. */

@@ -429,5 +429,12 @@ void idf_endpoint_str(const struct idf_addr *a, uint16_t port, char *buf,
  * what is wrong.
  */
 const char *idf_parse_listen(const char *s, struct idf_listen *l);
+/*
+ * ADDR[:PORT] (ADDR:PORT if need_port; IPv6 in brackets) into a, as the
+ * IDF's endpoints and `--log` take it: NULL, or what is wrong ("" when
+ * there is nothing more to say than that it is not one).
+ */
+const char *idf_parse_endpoint(const char *s, bool need_port,
+			       struct idf_addr *a);
 
 #endif /* MTGCTL_IDF_H */

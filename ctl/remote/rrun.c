@@ -183,6 +183,7 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run,
 	mi.ndevs = run->ls.ndevs;
 	mi.tg_raw = raw;
 	mi.nraw = run->nflows;
+	run->ls.log_cfg = c->log;
 	if (oom || listening_begin(&run->ls, &mi)) {
 		snprintf(why, len, "cannot begin the recording %s", run->path);
 		goto out_abandon;

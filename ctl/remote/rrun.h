@@ -47,6 +47,7 @@ struct rrun_cfg {
 	const char *key_path;		/* recorded with the run */
 	FILE *say;			/* event lines */
 	uint64_t clock_shift_ns;	/* added to the receive stamps */
+	struct logc_cfg log;		/* each run logged at logd (log.to) */
 };
 
 /*

@@ -133,14 +133,19 @@ int listening_begin(struct listening *ls, const struct rec_meta *mi)
 	char *meta;
 	int err;
 
-	if (!ls->recording)
+	if (!ls->recording && !ls->log_cfg.to)
 		return 0;
 	meta = rec_meta_json(mi, &len);
 	if (!meta) {
 		pr_err("out of memory\n");
 		return -ENOMEM;
 	}
-	err = rec_begin(&ls->rec, meta, len);
+	err = ls->recording ? rec_begin(&ls->rec, meta, len) : 0;
+	if (!err && ls->log_cfg.to) {
+		err = logc_open(&ls->log, &ls->log_cfg, mi->run_id, meta, len) ?
+			-EIO : 0;
+		ls->rx.log = ls->log;
+	}
 	free(meta);
 	return err;
 }
@@ -207,8 +212,10 @@ int64_t listening_poll(struct listening *ls, uint64_t now)
 		return got;
 	}
 	check_lost(ls);
-	if (ls->recording && !ls->rec.error && now >= ls->next_flush) {
-		rec_flush(&ls->rec);
+	if (now >= ls->next_flush) {
+		if (ls->recording && !ls->rec.error)
+			rec_flush(&ls->rec);
+		logc_flush(ls->log);
 		ls->next_flush = now + LISTEN_FLUSH_NS;
 	}
 	write_failure(ls);
@@ -295,6 +302,8 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 		xdp_rx_stats(ls->xdp, &ls->st, &ls->passed);
 		xdp_rx_poll(ls->xdp);
 	}
+	if (ls->log)
+		logc_close(ls->log, ls->st.ring_drops, end_ns);
 	if (!ls->recording)
 		return 0;
 	rec_extra_drops(&ls->rec, ls->st.ctrl_drops, ls->st.keep_drops);
@@ -342,6 +351,8 @@ void listening_report(const struct listening *ls, FILE *out)
 					     ls->rec.xentries : 0),
 			(unsigned long long)ls->rx.ctrl_msgs,
 			(unsigned long long)ls->rec.xlost);
+	if (ls->log)
+		logc_report(ls->log, out);
 	for (i = 0; i < ls->ndevs; i++) {
 		const struct listen_dev *d = &ls->devs[i];
 		uint64_t dt = d->lost_ns > ls->rx.t0 ? d->lost_ns - ls->rx.t0 : 0;
@@ -370,6 +381,7 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->xdp = ls->xdp != NULL;
 	out->not_mtg = ls->passed.not_mtg;
 	out->unparsed = ls->passed.unparsed;
+	out->log = ls->log;
 }
 
 int listening_summary_write(const struct listening *ls, const char *path,
@@ -408,7 +420,8 @@ int listening_summary_write(const struct listening *ls, const char *path,
 bool listening_lost_any(const struct listening *ls)
 {
 	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer ||
-	       ls->st.keep_drops || ls->nlost;
+	       ls->st.keep_drops || ls->nlost ||
+	       (ls->log && logc_lost_any(ls->log));
 }
 
 void listening_abandon(struct listening *ls)
@@ -417,10 +430,16 @@ void listening_abandon(struct listening *ls)
 		rec_abandon(&ls->rec);
 	ls->recording = false;
 	ls->out = NULL;
+	logc_free(ls->log);	/* logd finishes it marked incomplete */
+	ls->log = NULL;
+	ls->rx.log = NULL;
 }
 
 void listening_free(struct listening *ls)
 {
+	logc_free(ls->log);
+	ls->log = NULL;
+	ls->rx.log = NULL;
 	xdp_rx_close(ls->xdp);	/* detaches */
 	ls->xdp = NULL;
 	meter_set_free(&ls->rx.meters);

@@ -38,6 +38,8 @@ struct listening {
 	const char *out;		/* the recording's path, or NULL */
 	struct recorder rec;
 	bool recording;			/* rec is open */
+	struct logc_cfg log_cfg;	/* the log at logd (--log), if .to */
+	struct logc *log;		/* open from listening_begin() */
 	bool write_failed;		/* reported: the run must end */
 	struct receiver rx;
 	struct xdp_rx *xdp;		/* listen --xdp: the source, not rx.dev */
@@ -70,7 +72,10 @@ int listening_attach(struct listening *ls, struct mtg_dev *d,
  */
 int listening_attach_xdp(struct listening *ls, uint32_t run_id, bool pass,
 			 uint64_t records, uint64_t t0);
-/* Write the recording's header. */
+/*
+ * Write the recording's header; open the log at logd (log_cfg.to) with
+ * the same metadata: 0, or -errno (said why).
+ */
 int listening_begin(struct listening *ls, const struct rec_meta *mi);
 /*
  * Take what the rings hold, flush the recording now and then (every
@@ -87,8 +92,9 @@ bool listening_all_lost(const struct listening *ls);
 void listening_wait(struct listening *ls, int64_t got);
 /* Part of a progress line: records, header-corrupt, ring drops, file. */
 void listening_progress(const struct listening *ls, FILE *out);
-/* The end: the module's counters, the recording finished. 0 or -errno
- * (the recording's first error, reported). */
+/* The end: the module's counters, the recording finished, the log closed
+ * (its outcome in listening_report). 0 or -errno (the recording's first
+ * error, reported). */
 int listening_end(struct listening *ls, uint64_t end_ns);
 /* The final lines: what was received, what the recording holds. */
 void listening_report(const struct listening *ls, FILE *out);

@@ -91,6 +91,8 @@ int receiver_take(struct receiver *x, const struct mtg_rx_rec *r)
 	x->records++;
 	if (x->rec)
 		rec_add(x->rec, r);
+	if (x->log)
+		logc_add(x->log, r);
 	if (r->flags & MTG_RX_F_HDR_CORRUPT) {
 		x->hdr_corrupt++;
 		return 0;

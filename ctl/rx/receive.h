@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "module/module.h"
+#include "remote/logc.h"
 #include "rx/meter.h"
 #include "rx/recording.h"
 
@@ -28,6 +29,7 @@ struct receiver {
 				 * the flows added beforehand (a run's TGs)
 				 */
 	struct recorder *rec;	/* NULL: not recording */
+	struct logc *log;	/* the log at logd; NULL: none */
 	uint64_t records;	/* data records taken */
 	uint64_t hdr_corrupt;	/* of them: header CRC wrong (no flow) */
 	uint64_t unknown;	/* of them: of no known flow */
@@ -45,7 +47,7 @@ struct receiver {
 void event_prefix(FILE *f, uint64_t t0, uint64_t t);
 
 /*
- * One data record to the meters and the recording: 0, or -ENOMEM. The
+ * One data record to the meters, the recording and the log: 0, or -ENOMEM. The
  * module's ring and the XDP receiver's (bpf/xdprx.h) both come here.
  */
 int receiver_take(struct receiver *x, const struct mtg_rx_rec *r);

@@ -190,6 +190,18 @@ static const struct mt_key k_receiver[] = {
 	{ "payload_compared", &t_bool, false }, { NULL },
 };
 static const struct mt t_receiver = OBJ(k_receiver);
+/* a log server's file: how the log came (mtgctl logd) */
+static const struct mt t_uint_null = { .kind = MT_INT, .hi = U64_HI,
+				       .null = true };
+static const struct mt_key k_logd[] = {
+	{ "transport", &t_str, true }, { "peer", &t_str, false },
+	{ "host", &t_str, false }, { "log_id", &t_u32, false },
+	{ "records", &t_uint, true }, { "lost", &t_uint, true },
+	{ "batches_lost", &t_uint, false }, { "late", &t_uint, false },
+	{ "not_sent", &t_uint_null, false }, { "complete", &t_bool, true },
+	{ "why", &t_str_null, false }, { NULL },
+};
+static const struct mt t_logd = OBJ(k_logd);
 static const struct mt_key k_meta[] = {
 	{ "format", &t_format, true }, { "version", &t_uint, true },
 	{ "command", &t_str, false }, { "mtgctl", &t_str, false },
@@ -200,7 +212,8 @@ static const struct mt_key k_meta[] = {
 	{ "interfaces", &t_ifaces, false }, { "idf", &t_idf, false },
 	{ "tgs", &t_tgs, false }, { "filtered", &t_map, false },
 	{ "copied_from_partial", &t_bool, false }, { "tsp", &t_tsp, false },
-	{ "receiver", &t_receiver, false }, { NULL },
+	{ "receiver", &t_receiver, false }, { "logd", &t_logd, false },
+	{ NULL },
 };
 static const struct mt t_meta = OBJ(k_meta);
 

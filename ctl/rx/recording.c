@@ -152,6 +152,47 @@ int rec_begin(struct recorder *w, const char *meta, size_t meta_bytes)
 	return err;
 }
 
+/* The header of an unfinished file, as rec_begin() wrote it: no COMPLETE
+ * flag, no counts; its lengths and lost interfaces as they are now. */
+static int header_unfinished(struct recorder *w)
+{
+	struct rec_file_header h;
+	size_t done;
+
+	rec_header_fill(w, &h, 0, 0, 0);
+	h.records = 0;
+	h.not_written = 0;
+	return pwrite_all(w->fd, &h, sizeof(h), 0, &done);
+}
+
+int rec_rewrite_meta(struct recorder *w, const char *meta, size_t len)
+{
+	size_t room, done;
+	uint8_t *page;
+	int err;
+
+	if (w->fd < 0 || w->error)
+		return w->fd < 0 ? -EBADF : w->error;
+	room = w->header_bytes - sizeof(struct rec_file_header);
+	if (len > room)
+		return -E2BIG;
+	page = calloc(1, room);
+	if (!page)
+		return -ENOMEM;
+	memcpy(page, meta, len);
+	err = pwrite_all(w->fd, page, room, sizeof(struct rec_file_header),
+			 &done);
+	free(page);
+	if (!err) {
+		w->meta_bytes = (uint32_t)len;
+		w->meta_version_at = meta_version_digit(meta, len);
+		err = header_unfinished(w);
+	}
+	if (err)
+		w->error = err;
+	return err;
+}
+
 int rec_flush(struct recorder *w)
 {
 	size_t done;
@@ -390,18 +431,12 @@ static void extras_close(struct recorder *w)
 
 int rec_ifaces_lost(struct recorder *w, uint32_t n)
 {
-	struct rec_file_header h;
-	size_t done;
 	int err;
 
 	w->ifaces_lost = n;
 	if (w->error || w->fd < 0)
 		return w->error;
-	/* Unfinished: no COMPLETE flag, no counts, as rec_begin() wrote it. */
-	rec_header_fill(w, &h, 0, 0, 0);
-	h.records = 0;
-	h.not_written = 0;
-	err = pwrite_all(w->fd, &h, sizeof(h), 0, &done);
+	err = header_unfinished(w);
 	if (err)
 		w->error = err;
 	return err;

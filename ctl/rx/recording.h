@@ -180,6 +180,12 @@ int rec_add_rate(struct recorder *w, uint32_t run_id, uint32_t tg_id,
 /* The module's losses of what would have been extra entries. */
 void rec_extra_drops(struct recorder *w, uint64_t ctrl_drops,
 		     uint64_t keep_drops);
+/*
+ * Replace the metadata (len bytes) with one a writer knows only at the
+ * end (logd's counts): it must fit the room rec_begin() made, up to the
+ * records; the header says its new length at once. 0, or -E2BIG, -errno.
+ */
+int rec_rewrite_meta(struct recorder *w, const char *meta, size_t len);
 /* Write what is buffered. */
 int rec_flush(struct recorder *w);
 /* n interfaces went away: the header says so at once (finished or not). */

@@ -13,6 +13,7 @@
 
 #include "module/iface.h"
 #include "module/module.h"
+#include "remote/logc.h"
 #include "rx/summary.h"
 #include "util/jw.h"
 
@@ -229,6 +230,28 @@ static void tg_json(struct jw *j, const struct summary_tg *t)
 }
 
 /* The interfaces listened on that went away, and when we saw it. */
+/* The log at logd (--log): what was sent, what logd wrote and lost. */
+static void log_json(struct jw *j, const struct logc *l)
+{
+	jw_key(j, "log");
+	jw_obj_begin(j);
+	jw_kstr(j, "to", l->c.peer);
+	jw_kstr(j, "transport", l->udp ? "udp" : "tcp");
+	jw_ku64(j, "log_id", l->log_id);
+	jw_ku64(j, "sent", l->sent);
+	jw_ku64(j, "batches", l->seq);
+	jw_ku64(j, "not_sent", l->not_sent);
+	jw_kbool(j, "done", l->done);
+	if (l->done) {
+		jw_kstr(j, "file", l->result.file.s);
+		jw_ku64(j, "written", l->result.records);
+		jw_ku64(j, "lost", l->result.lost);
+		jw_ku64(j, "batches_lost", l->result.batches_lost);
+		jw_ku64(j, "late", l->result.late);
+	}
+	jw_obj_end(j);
+}
+
 static void ifaces_lost_json(struct jw *j, const struct summary_rx *rx)
 {
 	size_t i;
@@ -273,6 +296,8 @@ static void summary_rx_json(struct jw *j, const struct summary_rx *rx)
 	} else {
 		jw_null(j);
 	}
+	if (rx->log)
+		log_json(j, rx->log);
 	jw_key(j, "rx");
 	jw_obj_begin(j);
 	jw_ku64(j, "packets", rx->st.packets);

@@ -42,6 +42,7 @@ struct summary_tg {
 };
 
 struct listen_dev;
+struct logc;
 
 /* The receive path, when something listened. */
 struct summary_rx {
@@ -58,6 +59,7 @@ struct summary_rx {
 	bool xdp;			/* the XDP receiver's counters, and: */
 	uint64_t not_mtg;		/* frames not MTG it passed on */
 	uint64_t unparsed;		/* frames it could not parse, passed */
+	const struct logc *log;		/* the log at logd, or NULL */
 };
 
 struct jw;

@@ -38,12 +38,14 @@ void tsp_hs_wipe(struct tsp_handshake *h)
 
 /*
  * HMAC-SHA-256(key, label NUL, both hellos' major and minor as u16 BE,
- * the receiver's nonce, the sender's nonce)
+ * the receiver's nonce, the sender's nonce, extra)
  */
-static int proof(const struct tsp_handshake *h, const char *label,
-		 uint8_t mac[TSP_MAC_LEN])
+static int proof_of(const struct tsp_handshake *h, const char *label,
+		    const void *extra, size_t extra_len,
+		    uint8_t mac[TSP_MAC_LEN])
 {
-	uint8_t data[sizeof(label_receiver) + 8 + 2 * TSP_NONCE_LEN], *p = data;
+	uint8_t data[sizeof(label_receiver) + 8 + 2 * TSP_NONCE_LEN + 8];
+	uint8_t *p = data;
 	uint16_t v[4] = {
 		htobe16(h->sender.major), htobe16(h->sender.minor),
 		htobe16(h->receiver.major), htobe16(h->receiver.minor),
@@ -51,6 +53,8 @@ static int proof(const struct tsp_handshake *h, const char *label,
 	unsigned int n = 0;
 	size_t l = strlen(label) + 1;
 
+	if (l > sizeof(label_receiver) || extra_len > 8)
+		return -1;
 	memcpy(p, label, l);
 	p += l;
 	memcpy(p, v, sizeof(v));
@@ -59,10 +63,19 @@ static int proof(const struct tsp_handshake *h, const char *label,
 	p += TSP_NONCE_LEN;
 	memcpy(p, h->nonce_s, TSP_NONCE_LEN);
 	p += TSP_NONCE_LEN;
+	if (extra_len)
+		memcpy(p, extra, extra_len);
+	p += extra_len;
 	if (!HMAC(EVP_sha256(), h->key.k, TSP_KEY_LEN, data,
 		  (size_t)(p - data), mac, &n) || n != TSP_MAC_LEN)
 		return -1;
 	return 0;
+}
+
+static int proof(const struct tsp_handshake *h, const char *label,
+		 uint8_t mac[TSP_MAC_LEN])
+{
+	return proof_of(h, label, NULL, 0, mac);
 }
 
 static bool seen(const struct tsp_handshake *h, const uint8_t *nonce)
@@ -220,4 +233,42 @@ int tsp_hs_confirm(struct tsp_handshake *h, const struct tsp_msg *ok,
 	OPENSSL_cleanse(mac, sizeof(mac));
 	h->authenticated = !r;
 	return r;
+}
+
+/* the label of a log's datagram key: no longer than the proofs' */
+static const char label_log[] = "mtg-tsp log udp";
+
+_Static_assert(sizeof(label_log) <= sizeof(label_receiver), "label fits");
+
+int tsp_hs_log_key(const struct tsp_handshake *h, uint32_t log_id,
+		   uint8_t key[TSP_KEY_LEN])
+{
+	uint32_t id = htobe32(log_id);
+
+	if (!h->authenticated)
+		return -1;
+	return proof_of(h, label_log, &id, sizeof(id), key);
+}
+
+int tsp_log_mac(const uint8_t key[TSP_KEY_LEN], const void *p, size_t n,
+		uint8_t mac[TSP_MAC_LEN])
+{
+	unsigned int k = 0;
+
+	if (!HMAC(EVP_sha256(), key, TSP_KEY_LEN, p, n, mac, &k) ||
+	    k != TSP_MAC_LEN)
+		return -1;
+	return 0;
+}
+
+bool tsp_log_mac_ok(const uint8_t key[TSP_KEY_LEN], const void *p, size_t n,
+		    const uint8_t mac[TSP_MAC_LEN])
+{
+	uint8_t want[TSP_MAC_LEN];
+	bool ok;
+
+	ok = !tsp_log_mac(key, p, n, want) &&
+	     !CRYPTO_memcmp(want, mac, TSP_MAC_LEN);
+	OPENSSL_cleanse(want, sizeof(want));
+	return ok;
 }

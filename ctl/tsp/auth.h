@@ -71,4 +71,19 @@ int tsp_hs_verify(struct tsp_handshake *h, uint64_t now_ns,
 int tsp_hs_confirm(struct tsp_handshake *h, const struct tsp_msg *ok,
 		   char *why, size_t len);
 
+/*
+ * A log's datagram key (Documentation/tsp.rst, The log server): once the
+ * handshake h succeeded, HMAC-SHA-256(key, "mtg-tsp log udp" NUL ||
+ * versions || Nr || Ns || log_id u32 BE), which both ends compute and
+ * neither sends. 0, or -1 (not authenticated, OpenSSL failed).
+ */
+int tsp_hs_log_key(const struct tsp_handshake *h, uint32_t log_id,
+		   uint8_t key[TSP_KEY_LEN]);
+/* A datagram's MAC, HMAC-SHA-256(key, its n bytes at p): 0 or -1. */
+int tsp_log_mac(const uint8_t key[TSP_KEY_LEN], const void *p, size_t n,
+		uint8_t mac[TSP_MAC_LEN]);
+/* The MAC mac is p's under key (compared in constant time). */
+bool tsp_log_mac_ok(const uint8_t key[TSP_KEY_LEN], const void *p, size_t n,
+		    const uint8_t mac[TSP_MAC_LEN]);
+
 #endif /* MTGCTL_TSP_AUTH_H */

@@ -328,44 +328,55 @@ static int text(struct cur *c, const char *field, struct tsp_text *t)
 	return 0;
 }
 
-/* the TG's JSON: its length checked before anything is allocated */
-static int tg_json(struct cur *c, struct tsp_flow_req *r)
+/*
+ * A length (u32) and that many bytes of UTF-8 without a NUL (a TG's
+ * JSON, a log's metadata): the length checked against max before
+ * anything is allocated; decoded into *s, malloc'd and NUL-terminated.
+ */
+static int utf8_blob(struct cur *c, const char *lfield, const char *field,
+		     const char *what, uint32_t max, uint32_t *len, char **s)
 {
 	const unsigned char *u;
 	size_t at = c->off, i;
-	char s[80];
+	char m[96];
 	int n;
 
-	if (u32be(c, "tg_json_len", &r->tg_json_len))
+	if (u32be(c, lfield, len))
 		return -1;
-	if (r->tg_json_len > TSP_MAX_TG_JSON) {
-		snprintf(s, sizeof(s), "%u bytes, over the %d a TG's JSON may "
-			 "have", r->tg_json_len, TSP_MAX_TG_JSON);
-		return bad(c, TSP_E_LENGTH, at, "tg_json_len", s);
+	if (*len > max) {
+		snprintf(m, sizeof(m), "%u bytes, over the %u %s may have",
+			 *len, max, what);
+		return bad(c, TSP_E_LENGTH, at, lfield, m);
 	}
 	at = c->off;
-	if (c->mode != CUR_READ && r->tg_json_len && !r->tg_json)
-		return bad(c, TSP_E_LENGTH, at, "tg_json", "no JSON given");
+	if (c->mode != CUR_READ && *len && !*s)
+		return bad(c, TSP_E_LENGTH, at, field, "none given");
 	if (c->mode == CUR_READ) {
-		if (room(c, "tg_json", r->tg_json_len))
+		if (room(c, field, *len))
 			return -1;
-		r->tg_json = malloc(r->tg_json_len + 1);
-		if (!r->tg_json)
-			return bad(c, TSP_E_LENGTH, at, "tg_json",
-				   "out of memory");
+		*s = malloc(*len + 1);
+		if (!*s)
+			return bad(c, TSP_E_LENGTH, at, field, "out of memory");
 	}
-	if (raw(c, "tg_json", r->tg_json, r->tg_json_len))
+	if (raw(c, field, *s, *len))
 		return -1;
 	if (c->mode == CUR_READ)
-		r->tg_json[r->tg_json_len] = '\0';
-	u = (const unsigned char *)r->tg_json;
-	for (i = 0; i < r->tg_json_len; i += (size_t)n) {
+		(*s)[*len] = '\0';
+	u = (const unsigned char *)*s;
+	for (i = 0; i < *len; i += (size_t)n) {
 		n = u[i] ? utf8_len(u + i) : 0;
-		if (!n || i + (size_t)n > r->tg_json_len)
-			return bad(c, TSP_E_RANGE, at + i, "tg_json",
+		if (!n || i + (size_t)n > *len)
+			return bad(c, TSP_E_RANGE, at + i, field,
 				   "a NUL or a byte that is not UTF-8");
 	}
 	return 0;
+}
+
+/* the TG's JSON: its length checked before anything is allocated */
+static int tg_json(struct cur *c, struct tsp_flow_req *r)
+{
+	return utf8_blob(c, "tg_json_len", "tg_json", "a TG's JSON",
+			 TSP_MAX_TG_JSON, &r->tg_json_len, &r->tg_json);
 }
 
 static int walk_flow_req(struct cur *c, struct tsp_msg *m)
@@ -441,6 +452,132 @@ static int walk_error(struct cur *c, struct tsp_msg *m)
 	return c->bad ? -1 : text(c, "text", &er->text);
 }
 
+/* a log's host name: 1..64 of [A-Za-z0-9._-], not "." first, so that it
+ * can name a file */
+static int log_name(struct cur *c, struct tsp_log_open *o)
+{
+	size_t at = c->off, i;
+	char s[80];
+
+	if (u16be(c, "name_len", &o->name_len))
+		return -1;
+	if (!o->name_len || o->name_len > TSP_LOG_NAME_MAX) {
+		snprintf(s, sizeof(s), "%u bytes; a name is 1 to %d",
+			 o->name_len, TSP_LOG_NAME_MAX);
+		return bad(c, TSP_E_LENGTH, at, "name_len", s);
+	}
+	at = c->off;
+	if (raw(c, "name", o->name, o->name_len))
+		return -1;
+	o->name[o->name_len] = '\0';
+	for (i = 0; i < o->name_len; i++) {
+		char ch = o->name[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
+		    (ch == '.' && i))
+			continue;
+		return bad(c, TSP_E_RANGE, at + i, "name",
+			   "not a letter, digit, '-', '_' or a '.' after the "
+			   "first");
+	}
+	return 0;
+}
+
+static int walk_log_open(struct cur *c, struct tsp_msg *m)
+{
+	struct tsp_log_open *o = &m->u.lopen;
+	uint8_t reserved = 0;
+	size_t at;
+
+	u32be(c, "run_id", &o->run_id);
+	u8r(c, "transport", &o->transport, TSP_LOG_TCP, TSP_LOG_UDP,
+	    "a log's transport");
+	at = c->off;
+	u8(c, "reserved", &reserved);
+	range(c, "reserved", at, reserved, 0, 0, "zero");
+	if (c->bad || log_name(c, o))
+		return -1;
+	at = c->off;
+	if (utf8_blob(c, "meta_len", "meta", "a log's metadata",
+		      TSP_MAX_LOG_META, &o->meta_len, &o->meta))
+		return -1;
+	if (!o->meta_len)
+		return bad(c, TSP_E_LENGTH, at, "meta_len",
+			   "0 bytes: a log opens with its recording's metadata");
+	return 0;
+}
+
+static int walk_log_batch(struct cur *c, struct tsp_msg *m)
+{
+	struct tsp_log_batch *b = &m->u.batch;
+	uint16_t reserved = 0;
+	size_t at, n;
+
+	u32be(c, "log_id", &b->log_id);
+	u64be(c, "seq", &b->seq);
+	u64be(c, "first", &b->first);
+	at = c->off;
+	u16be(c, "count", &b->count);
+	range(c, "count", at, b->count, 1, TSP_LOG_BATCH_MAX,
+	      "a batch's records");
+	at = c->off;
+	u16be(c, "reserved", &reserved);
+	range(c, "reserved", at, reserved, 0, 0, "zero");
+	if (c->bad)
+		return -1;
+	n = (size_t)b->count * TSP_LOG_REC;
+	at = c->off;
+	if (c->mode == CUR_READ) {
+		if (room(c, "records", n))
+			return -1;
+		b->recs = malloc(n);
+		if (!b->recs)
+			return bad(c, TSP_E_LENGTH, at, "records",
+				   "out of memory");
+	} else if (!b->recs) {
+		return bad(c, TSP_E_LENGTH, at, "records", "none given");
+	}
+	return raw(c, "records", b->recs, n);
+}
+
+static int walk_log_done(struct cur *c, struct tsp_msg *m)
+{
+	struct tsp_log_done *d = &m->u.ldone;
+
+	u64be(c, "records", &d->records);
+	u64be(c, "lost", &d->lost);
+	u64be(c, "batches_lost", &d->batches_lost);
+	u64be(c, "late", &d->late);
+	return c->bad ? -1 : text(c, "file", &d->file);
+}
+
+static int walk_log(struct cur *c, struct tsp_msg *m)
+{
+	size_t at;
+
+	switch (m->type) {
+	case TSP_LOG_OPEN:
+		return walk_log_open(c, m);
+	case TSP_LOG_ACK:
+		at = c->off;
+		u32be(c, "log_id", &m->u.lack.log_id);
+		range(c, "log_id", at, m->u.lack.log_id, 1, UINT32_MAX,
+		      "a log id");
+		return u16be(c, "udp_port", &m->u.lack.udp_port);
+	case TSP_LOG_BATCH:
+		return walk_log_batch(c, m);
+	case TSP_LOG_CLOSE:
+		u64be(c, "records", &m->u.lclose.records);
+		u64be(c, "batches", &m->u.lclose.batches);
+		u64be(c, "not_sent", &m->u.lclose.not_sent);
+		u64be(c, "ring_drops", &m->u.lclose.ring_drops);
+		return u64be(c, "end_ns", &m->u.lclose.end_ns);
+	default:
+		return walk_log_done(c, m);
+	}
+}
+
 static int walk_mtg_body(struct cur *c, struct tsp_msg *m)
 {
 	size_t at;
@@ -482,8 +619,10 @@ static int walk_mtg_body(struct cur *c, struct tsp_msg *m)
 		u64be(c, "t1", &m->u.time.t1);
 		u64be(c, "t2", &m->u.time.t2);
 		return u64be(c, "t3", &m->u.time.t3);
-	default:
+	case TSP_ERROR:
 		return walk_error(c, m);
+	default:
+		return walk_log(c, m);
 	}
 }
 

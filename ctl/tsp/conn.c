@@ -250,7 +250,7 @@ static int unexpected(const struct tsp_conn *c, const struct tsp_msg *m,
 
 static int dial(struct tsp_conn *c, int family, const uint8_t *addr,
 		uint16_t port, const struct tsp_key *key, int timeout_ms,
-		char *why, size_t len)
+		struct tsp_handshake *keep, char *why, size_t len)
 {
 	struct tsp_msg out = { .type = TSP_HELLO }, in;
 	struct tsp_handshake hs;
@@ -310,20 +310,30 @@ static int dial(struct tsp_conn *c, int family, const uint8_t *addr,
 			 peer, w);
 		goto out;
 	}
+	if (keep)
+		*keep = hs;
 	ret = 0;
 out:
 	tsp_hs_wipe(&hs);
 	return ret;
 }
 
+int tsp_dial_hs(struct tsp_conn *c, int family, const uint8_t *addr,
+		uint16_t port, const struct tsp_key *key, int timeout_ms,
+		struct tsp_handshake *keep, char *why, size_t len)
+{
+	if (!dial(c, family, addr, port, key, timeout_ms, keep, why, len))
+		return 0;
+	tsp_conn_close(c);
+	return -1;
+}
+
 int tsp_dial(struct tsp_conn *c, int family, const uint8_t *addr,
 	     uint16_t port, const struct tsp_key *key, int timeout_ms,
 	     char *why, size_t len)
 {
-	if (!dial(c, family, addr, port, key, timeout_ms, why, len))
-		return 0;
-	tsp_conn_close(c);
-	return -1;
+	return tsp_dial_hs(c, family, addr, port, key, timeout_ms, NULL, why,
+			   len);
 }
 
 int tsp_clock_estimate(struct tsp_conn *c, unsigned int n, int timeout_ms,

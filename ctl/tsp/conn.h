@@ -91,4 +91,12 @@ int tsp_dial(struct tsp_conn *c, int family, const uint8_t *addr,
 	     uint16_t port, const struct tsp_key *key, int timeout_ms,
 	     char *why, size_t len);
 
+/*
+ * tsp_dial, the authenticated handshake kept in *keep (keys derived from
+ * it, tsp_hs_log_key; wipe it with tsp_hs_wipe).
+ */
+int tsp_dial_hs(struct tsp_conn *c, int family, const uint8_t *addr,
+		uint16_t port, const struct tsp_key *key, int timeout_ms,
+		struct tsp_handshake *keep, char *why, size_t len);
+
 #endif /* MTGCTL_TSP_CONN_H */

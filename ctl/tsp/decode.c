@@ -26,6 +26,12 @@ static const struct {
 	[TSP_START - TSP_MTG_FIRST] = { 28, 28 },
 	[TSP_TIME_REQ - TSP_MTG_FIRST] = { 8, 8 },
 	[TSP_TIME_RESP - TSP_MTG_FIRST] = { 24, 24 },
+	[TSP_LOG_OPEN - TSP_MTG_FIRST] = { 14, TSP_LOG_OPEN_MAX },
+	[TSP_LOG_ACK - TSP_MTG_FIRST] = { 6, 6 },
+	[TSP_LOG_BATCH - TSP_MTG_FIRST] = {
+		24 + TSP_LOG_REC, 24 + TSP_LOG_REC * TSP_LOG_BATCH_MAX },
+	[TSP_LOG_CLOSE - TSP_MTG_FIRST] = { 40, 40 },
+	[TSP_LOG_DONE - TSP_MTG_FIRST] = { 34, 34 + TSP_MAX_TEXT },
 };
 
 int tsp_check_type(uint8_t t, const struct tsp_cfg *c, uint64_t base,

@@ -44,6 +44,11 @@ static const char *const mtg_names[] = {
 	[TSP_START - TSP_MTG_FIRST] = "TSP_START",
 	[TSP_TIME_REQ - TSP_MTG_FIRST] = "TSP_TIME_REQ",
 	[TSP_TIME_RESP - TSP_MTG_FIRST] = "TSP_TIME_RESP",
+	[TSP_LOG_OPEN - TSP_MTG_FIRST] = "TSP_LOG_OPEN",
+	[TSP_LOG_ACK - TSP_MTG_FIRST] = "TSP_LOG_ACK",
+	[TSP_LOG_BATCH - TSP_MTG_FIRST] = "TSP_LOG_BATCH",
+	[TSP_LOG_CLOSE - TSP_MTG_FIRST] = "TSP_LOG_CLOSE",
+	[TSP_LOG_DONE - TSP_MTG_FIRST] = "TSP_LOG_DONE",
 };
 
 const char *tsp_type_name(uint8_t type)
@@ -71,6 +76,9 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_FLOW_REQ:
 	case TSP_START:
 	case TSP_TIME_REQ:
+	case TSP_LOG_OPEN:		/* a log server's client: the "sender" */
+	case TSP_LOG_BATCH:
+	case TSP_LOG_CLOSE:
 		return 1;
 	case TSP_ACK_CONNECT:
 	case TSP_ACK_CLOSED_FLOW:
@@ -87,6 +95,8 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_FLOW_ACK:
 	case TSP_RESULT:
 	case TSP_TIME_RESP:
+	case TSP_LOG_ACK:
+	case TSP_LOG_DONE:
 		return 2;
 	case TSP_ACK_SEND_FLOW:	/* a sender's in passive mode */
 	case TSP_HELLO:
@@ -137,6 +147,7 @@ const char *tsp_error_name(uint16_t code)
 	static const char *const names[] = {
 		NULL, "version", "auth-failed", "auth-replay", "auth-expired",
 		"auth-required", "malformed", "unexpected", "internal",
+		"refused",
 	};
 
 	return code <= TSP_ERR_LAST ? names[code] : NULL;
@@ -161,6 +172,12 @@ void tsp_msg_free(struct tsp_msg *m)
 	if (m->type == TSP_FLOW_REQ) {
 		free(m->u.req.tg_json);
 		m->u.req.tg_json = NULL;
+	} else if (m->type == TSP_LOG_OPEN) {
+		free(m->u.lopen.meta);
+		m->u.lopen.meta = NULL;
+	} else if (m->type == TSP_LOG_BATCH) {
+		free(m->u.batch.recs);
+		m->u.batch.recs = NULL;
 	}
 }
 

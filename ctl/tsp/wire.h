@@ -2,8 +2,9 @@
 /*
  * TSP on the wire (Documentation/tsp.rst): D-ITG 2.8.1's signalling
  * messages, types 1..22 with their real layouts and byte orders, and
- * mtg's own messages (types 0x80..0x87: hello, authentication, flows with
- * the TG's description, results, errors), each framed with a length.
+ * mtg's own messages (types 0x80..0x8f: hello, authentication, flows with
+ * the TG's description, results, errors, clocks, and the log server's
+ * logs), each framed with a length.
  * Encoded and decoded here, a stream decoder for bytes as TCP gives them;
  * no sockets, no session policy.
  */
@@ -52,7 +53,13 @@ enum tsp_type {
 	TSP_START = 0x88,
 	TSP_TIME_REQ = 0x89,
 	TSP_TIME_RESP = 0x8a,
-	TSP_MTG_LAST = 0x8a,
+	/* the log server (mtgctl logd): a client's log */
+	TSP_LOG_OPEN = 0x8b,
+	TSP_LOG_ACK = 0x8c,
+	TSP_LOG_BATCH = 0x8d,
+	TSP_LOG_CLOSE = 0x8e,
+	TSP_LOG_DONE = 0x8f,
+	TSP_MTG_LAST = 0x8f,
 	TSP_MTG_FIRST = 0x80,
 	TSP_MTG_RESERVED_END = 0xbf,
 };
@@ -84,7 +91,15 @@ enum tsp_type {
 #define TSP_MAC_LEN	32	/* HMAC-SHA-256 */
 #define TSP_MAX_TEXT	256	/* reasons and error texts, bytes */
 #define TSP_MAX_TG_JSON	65536	/* a flow request's TG description, bytes */
-#define TSP_MAX_MSG	(TSP_FRAME_HDR + 60 + TSP_MAX_TG_JSON)
+#define TSP_LOG_NAME_MAX 64	/* a log's host name, bytes */
+#define TSP_MAX_LOG_META 65536	/* a log's recording metadata, bytes */
+#define TSP_LOG_REC	96	/* a record in a batch: the recording's */
+#define TSP_LOG_BATCH_MAX 512	/* records in a batch */
+#define TSP_LOG_UDP_MAX	14	/* records in a datagram: 1406 bytes */
+#define TSP_LOG_TCP	1	/* a log's transport: D-ITG's numbers */
+#define TSP_LOG_UDP	2
+#define TSP_LOG_OPEN_MAX (12 + TSP_LOG_NAME_MAX + TSP_MAX_LOG_META)
+#define TSP_MAX_MSG	(TSP_FRAME_HDR + TSP_LOG_OPEN_MAX)
 
 /* which end sent the bytes a decoder reads */
 enum tsp_dir { TSP_FROM_SENDER, TSP_FROM_RECEIVER };
@@ -190,7 +205,8 @@ enum tsp_error_code {
 	TSP_ERR_MALFORMED = 6,		/* the decoder's error, in the text */
 	TSP_ERR_UNEXPECTED = 7,		/* a message out of order */
 	TSP_ERR_INTERNAL = 8,		/* the peer failed on its side */
-	TSP_ERR_LAST = 8,
+	TSP_ERR_REFUSED = 9,		/* a log refused, the text says why */
+	TSP_ERR_LAST = 9,
 };
 
 struct tsp_error {
@@ -217,6 +233,53 @@ struct tsp_time {
 	uint64_t t2, t3;		/* RESP: the receiver's, in and out */
 };
 
+/* mtg: TSP_LOG_OPEN, a client's log: one a connection */
+struct tsp_log_open {
+	uint32_t run_id;		/* 0: every run (listen without --run-id) */
+	uint8_t transport;		/* TSP_LOG_TCP or TSP_LOG_UDP */
+	uint16_t name_len;
+	char name[TSP_LOG_NAME_MAX + 1];	/* [A-Za-z0-9._-], not "." first */
+	uint32_t meta_len;
+	char *meta;			/* malloc'd, NUL-terminated, owned */
+};
+
+/* mtg: TSP_LOG_ACK, the log taken */
+struct tsp_log_ack {
+	uint32_t log_id;		/* the log's id at the server, not 0 */
+	uint16_t udp_port;		/* UDP: where the batches go; TCP: 0 */
+};
+
+/*
+ * mtg: TSP_LOG_BATCH, records of a log: over TCP a message; over UDP a
+ * datagram, the message and its MAC (tsp_log_mac)
+ */
+struct tsp_log_batch {
+	uint32_t log_id;
+	uint64_t seq;			/* the batch's number, from 0 */
+	uint64_t first;			/* its first record's, from 0 */
+	uint16_t count;			/* 1..TSP_LOG_BATCH_MAX */
+	uint8_t *recs;			/* count records as the recording has them
+					 * (little-endian); decoded: malloc'd,
+					 * owned */
+};
+
+/* mtg: TSP_LOG_CLOSE, the client's last word; TSP_LOG_DONE, the server's */
+struct tsp_log_close {
+	uint64_t records;		/* put in batches */
+	uint64_t batches;
+	uint64_t not_sent;		/* records taken but never sent */
+	uint64_t ring_drops;		/* its recording header's */
+	uint64_t end_ns;		/* its end, CLOCK_TAI */
+};
+
+struct tsp_log_done {
+	uint64_t records;		/* in the server's file */
+	uint64_t lost;			/* sent, never arrived */
+	uint64_t batches_lost;
+	uint64_t late;			/* UDP: datagrams older than one taken */
+	struct tsp_text file;		/* the file's name in the server's DIR */
+};
+
 struct tsp_msg {
 	uint8_t type;
 	bool passive;		/* 3 from a passive sender; 5 from a sender */
@@ -236,6 +299,11 @@ struct tsp_msg {
 		struct tsp_error error;
 		struct tsp_start start;
 		struct tsp_time time;
+		struct tsp_log_open lopen;
+		struct tsp_log_ack lack;
+		struct tsp_log_batch batch;
+		struct tsp_log_close lclose;
+		struct tsp_log_done ldone;
 	} u;
 };
 
@@ -270,7 +338,8 @@ const char *tsp_error_name(uint16_t code);	/* NULL if unknown */
 /* One line: message, byte, field, what. */
 void tsp_err_str(const struct tsp_err *e, char *buf, size_t size);
 
-/* Frees a decoded message's owned parts (FLOW_REQ's TG JSON). */
+/* Frees a decoded message's owned parts (FLOW_REQ's TG JSON, a log's
+ * metadata and records). */
 void tsp_msg_free(struct tsp_msg *m);
 /* A reason or error text from s (cut to TSP_MAX_TEXT at a character). */
 void tsp_text_set(struct tsp_text *t, const char *s);

@@ -144,8 +144,27 @@ BAD = [
      "unknown type 0x00"),
     ("type-23", "receiver", b"\x17", "bad type", None, "type", 0,
      "unknown type 0x17"),
-    ("type-mtg-undefined", "sender", b"\x8bM\x00\x00\x00\x00", "bad type",
-     None, "type", 0, "mtg type 0x8b is not one of TSP 1.0"),
+    ("type-mtg-undefined", "sender", b"\x90M\x00\x00\x00\x00", "bad type",
+     None, "type", 0, "mtg type 0x90 is not one of TSP 1.0"),
+    ("log-name-path", "sender", mtg(0x8B, b"\x00\x00\x00\x07\x01\x00\x00\x04"
+                                     b"../x\x00\x00\x00\x02{}"),
+     "out of range", 0x8B, "name", 14,
+     "not a letter, digit, '-', '_' or a '.' after the first"),
+    ("log-transport", "sender", mtg(0x8B, b"\x00\x00\x00\x07\x03\x00\x00\x01"
+                                    b"a\x00\x00\x00\x02{}"),
+     "out of range", 0x8B, "transport", 10,
+     "3 is not a log's transport (1..2)"),
+    ("log-batch-count", "sender", mtg(0x8D, bytes(20) + b"\x00\x02\x00\x00" +
+                                      bytes(96)),
+     "truncated", 0x8D, "records", 30,
+     "needs 192 bytes, only 96 left in the frame"),
+    ("log-batch-empty", "sender", mtg(0x8D, bytes(24)), "bad length", 0x8D,
+     "length", 2, "24 bytes; TSP_LOG_BATCH's body is 120 to 49176"),
+    ("log-ack-id", "receiver", mtg(0x8C, bytes(6)), "out of range", 0x8C,
+     "log_id", 6, "0 is not a log id (1..4294967295)"),
+    ("log-open-from-receiver", "receiver", mtg(0x8B, bytes(14)), "bad type",
+     0x8B, "type", 0, "TSP_LOG_OPEN comes from a sender, not from the "
+     "receiver"),
     ("start-short", "sender", b"\x88M\x00\x00\x00\x0c" + bytes(12),
      "bad length", 0x88, "length", 2, "12 bytes; TSP_START's body is 28"),
     ("time-resp-from-sender", "sender", b"\x8aM\x00\x00\x00\x18" + bytes(24),
@@ -190,7 +209,7 @@ BAD = [
                                      bytes(88)), "out of range", 0x86,
      "flags", 10, "unknown flag bits"),
     ("error-code", "sender", mtg(0x87, bytes(6)), "out of range", 0x87,
-     "code", 6, "0 is not an error code (1..8)"),
+     "code", 6, "0 is not an error code (1..9)"),
     ("challenge-lifetime", "receiver", mtg(0x81, bytes(36)), "out of range",
      0x81, "lifetime_ms", 38, "0 is not a lifetime in ms (1..600000)"),
 ]

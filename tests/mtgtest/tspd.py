@@ -35,12 +35,15 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Recv:
-    """mtgctl recv ARGS on a free port; stop() returns (rc, log)."""
+class Daemon:
+    """mtgctl COMMAND --key KEY --port PORT --out OUT ARGS on a free port,
+    once it says READY; stop() returns (rc, log)."""
+
+    COMMAND, READY = None, None
 
     def __init__(self, key, out, *args, valgrind=False, netns=None):
         self.port = free_port()
-        cmd = [str(MTGCTL), "recv", "--key", str(key), "--port",
+        cmd = [str(MTGCTL), self.COMMAND, "--key", str(key), "--port",
                str(self.port), "--out", str(out), *map(str, args)]
         if valgrind:
             cmd = ["valgrind", "-q", "--leak-check=full",
@@ -49,11 +52,11 @@ class Recv:
                    "--error-exitcode=99", *cmd]
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
-        self.log = out / f"recv-{self.port}.log"
+        self.log = out / f"{self.COMMAND}-{self.port}.log"
         self.proc = subprocess.Popen(cmd, stdout=open(self.log, "w"),
                                      stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
-        while "receiving TSP" not in self.text():
+        while self.READY not in self.text():
             assert self.proc.poll() is None, self.text()
             assert time.monotonic() < deadline, self.text()
             time.sleep(0.05)
@@ -66,6 +69,18 @@ class Recv:
             self.proc.send_signal(sig)
         rc = self.proc.wait(timeout=120)
         return rc, self.text()
+
+
+class Recv(Daemon):
+    """mtgctl recv ARGS on a free port; stop() returns (rc, log)."""
+
+    COMMAND, READY = "recv", "receiving TSP"
+
+
+class Logd(Daemon):
+    """mtgctl logd ARGS on a free port (TCP, and UDP with --udp)."""
+
+    COMMAND, READY = "logd", "logging on TCP"
 
 
 def frame(mtype, body):
@@ -133,6 +148,7 @@ class Peer:
 
     def auth_body(self, key, nonce_r, nonce_s=None):
         nonce_s = nonce_s or secrets.token_bytes(32)
+        self.nonces = (nonce_r, nonce_s)
         return nonce_s + self.proof(key, b"mtg-tsp auth sender", nonce_r,
                                     nonce_s)
 
@@ -141,6 +157,13 @@ class Peer:
         self.send(frame(0x82, self.auth_body(key, nonce_r)))
         t, _ = self.read()
         assert t == 0x83
+
+    def log_key(self, key, log_id):
+        """A UDP log's datagram key, from this connection's handshake."""
+        return hmac.new(key, b"mtg-tsp log udp\0" +
+                        struct.pack(">HHHH", 1, 0, 1, 0) + self.nonces[0] +
+                        self.nonces[1] + struct.pack(">I", log_id),
+                        hashlib.sha256).digest()
 
     def close(self):
         self.s.close()

@@ -70,6 +70,59 @@ static void flow_out(struct jw *j, const struct tsp_msg *m)
 	addr_out(j, "addr", f->addr, f->l3 == TSP_L3_IPV4);
 }
 
+/* a log's records: any number of bytes as hex */
+static void recs_out(struct jw *j, const uint8_t *p, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+	size_t i;
+
+	if (!s)
+		abort();
+	for (i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	s[2 * n] = '\0';
+	jw_kstr(j, "records", s);
+	free(s);
+}
+
+static void log_out(struct jw *j, const struct tsp_msg *m)
+{
+	switch (m->type) {
+	case TSP_LOG_OPEN:
+		jw_ku64(j, "run_id", m->u.lopen.run_id);
+		jw_ku64(j, "transport", m->u.lopen.transport);
+		jw_kstr(j, "name", m->u.lopen.name);
+		jw_kstr(j, "meta", m->u.lopen.meta ? m->u.lopen.meta : "");
+		break;
+	case TSP_LOG_ACK:
+		jw_ku64(j, "log_id", m->u.lack.log_id);
+		jw_ku64(j, "udp_port", m->u.lack.udp_port);
+		break;
+	case TSP_LOG_BATCH:
+		jw_ku64(j, "log_id", m->u.batch.log_id);
+		jw_ku64(j, "seq", m->u.batch.seq);
+		jw_ku64(j, "first", m->u.batch.first);
+		jw_ku64(j, "count", m->u.batch.count);
+		recs_out(j, m->u.batch.recs,
+			 (size_t)m->u.batch.count * TSP_LOG_REC);
+		break;
+	case TSP_LOG_CLOSE:
+		jw_ku64(j, "records", m->u.lclose.records);
+		jw_ku64(j, "batches", m->u.lclose.batches);
+		jw_ku64(j, "not_sent", m->u.lclose.not_sent);
+		jw_ku64(j, "ring_drops", m->u.lclose.ring_drops);
+		jw_ku64(j, "end_ns", m->u.lclose.end_ns);
+		break;
+	case TSP_LOG_DONE:
+		jw_ku64(j, "records", m->u.ldone.records);
+		jw_ku64(j, "lost", m->u.ldone.lost);
+		jw_ku64(j, "batches_lost", m->u.ldone.batches_lost);
+		jw_ku64(j, "late", m->u.ldone.late);
+		jw_kstr(j, "file", m->u.ldone.file.s);
+		break;
+	}
+}
+
 static void mtg_out(struct jw *j, const struct tsp_msg *m)
 {
 	const struct tsp_flow_req *r = &m->u.req;
@@ -142,6 +195,8 @@ static void mtg_out(struct jw *j, const struct tsp_msg *m)
 		jw_ku64(j, "about", m->u.error.about);
 		jw_kstr(j, "text", m->u.error.text.s);
 		break;
+	default:
+		log_out(j, m);
 	}
 }
 
@@ -413,6 +468,85 @@ static int result_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 		GET(o, "last_rx_ns", r->last_rx_ns) ? -1 : 0;
 }
 
+static int log_open_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_log_open *l = &m->u.lopen;
+	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *meta = json_string_value(json_object_get(o, "meta"));
+
+	if (GET(o, "run_id", l->run_id) || GET(o, "transport", l->transport))
+		return -1;
+	if (!name || strlen(name) > TSP_LOG_NAME_MAX || !meta) {
+		snprintf(err, len, "fields name, meta: not strings (a name of up to %d bytes)",
+			 TSP_LOG_NAME_MAX);
+		return -1;
+	}
+	l->name_len = (uint16_t)strlen(name);
+	memcpy(l->name, name, l->name_len + 1);
+	l->meta = strdup(meta);
+	l->meta_len = (uint32_t)strlen(meta);
+	return l->meta ? 0 : -1;
+}
+
+static int batch_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_log_batch *b = &m->u.batch;
+	const char *s = json_string_value(json_object_get(o, "records"));
+	unsigned int x;
+	size_t i, n;
+
+	if (GET(o, "log_id", b->log_id) || GET(o, "seq", b->seq) ||
+	    GET(o, "first", b->first) || GET(o, "count", b->count))
+		return -1;
+	n = s ? strlen(s) / 2 : 0;
+	if (!s || strlen(s) % 2) {
+		snprintf(err, len, "field records: not hex");
+		return -1;
+	}
+	b->recs = malloc(n ? n : 1);
+	if (!b->recs)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (sscanf(s + 2 * i, "%2x", &x) != 1) {
+			snprintf(err, len, "field records: not hex");
+			return -1;
+		}
+		b->recs[i] = (uint8_t)x;
+	}
+	if (n != (size_t)b->count * TSP_LOG_REC) {	/* the encoder's to refuse */
+		free(b->recs);
+		b->recs = NULL;
+	}
+	return 0;
+}
+
+static int log_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	switch (m->type) {
+	case TSP_LOG_OPEN:
+		return log_open_in(o, m, err, len);
+	case TSP_LOG_ACK:
+		return GET(o, "log_id", m->u.lack.log_id) ||
+			GET(o, "udp_port", m->u.lack.udp_port) ? -1 : 0;
+	case TSP_LOG_BATCH:
+		return batch_in(o, m, err, len);
+	case TSP_LOG_CLOSE:
+		return GET(o, "records", m->u.lclose.records) ||
+			GET(o, "batches", m->u.lclose.batches) ||
+			GET(o, "not_sent", m->u.lclose.not_sent) ||
+			GET(o, "ring_drops", m->u.lclose.ring_drops) ||
+			GET(o, "end_ns", m->u.lclose.end_ns) ? -1 : 0;
+	case TSP_LOG_DONE:
+		return GET(o, "records", m->u.ldone.records) ||
+			GET(o, "lost", m->u.ldone.lost) ||
+			GET(o, "batches_lost", m->u.ldone.batches_lost) ||
+			GET(o, "late", m->u.ldone.late) ||
+			get_text(o, "file", &m->u.ldone.file, err, len) ?
+			-1 : 0;
+	}
+	return 0;
+}
+
 static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 {
 	switch (m->type) {
@@ -459,7 +593,7 @@ static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 			get_text(o, "text", &m->u.error.text, err, len) ?
 			-1 : 0;
 	}
-	return 0;
+	return log_in(o, m, err, len);
 }
 
 int msg_from_json(json_t *o, struct tsp_msg *m, char *err, size_t len)
