@@ -1359,8 +1359,13 @@ function tsp.dissector(tvb, pinfo, tree)
 		off = off + len
 	end
 	if #info > 0 then
+		-- a frame with the end of a reassembled message and the
+		-- messages after it is dissected twice: the second's Info
+		-- follows the first's (TCP's fence), "; " between
+		local again = tostring(pinfo.cols.protocol) == "TSP"
 		pinfo.cols.protocol = "TSP"
-		pinfo.cols.info = table.concat(info, "; ")
+		pinfo.cols.info = (again and "; " or "") ..
+			table.concat(info, "; ")
 	end
 	return n
 end

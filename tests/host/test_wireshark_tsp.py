@@ -184,6 +184,9 @@ def test_info_column(crafted):
     assert ("TSP_FLOW_ACK flow 4 refused (rate): rate 8 Mbit/s over this "
             "receiver's 1 Mbit/s \u2014 refus\u00e9") in info
     assert "TSP_ERROR version: TSP 2.0 here; 1.0 asked" in info
+    # a frame with a reassembled message's end, then two more
+    assert ("TSP_AUTH_OK; TSP_FLOW_ACK flow 3 accepted, port 9000; "
+            "TSP_FLOW_ACK flow 4 refused (rate)") in info
     assert "TSP_CONNECT (D-ITG's opening)" in lines
     assert "TSP_SEND_FLOW flow 7 to 2001:db8::1 port 65535" in info
 
