@@ -3,7 +3,8 @@
 -- Wireshark and tshark dissectors for the MTG header (struct mtg_hdr in
 -- kmod/uapi/mtg.h; Documentation/abi.rst, "The MTG header") and for TSP,
 -- the signalling between two hosts over TCP (protocol mtgtsp, at the end
--- of this file; Documentation/tsp.rst). Their fields and filters are in
+-- of this file; Documentation/tsp.rst), with the log server's UDP
+-- datagrams (protocol mtglog, last). Their fields and filters are in
 -- Documentation/wireshark.rst.
 --
 -- Install: copy to ~/.local/lib/wireshark/plugins/ (or load it once with
@@ -1554,3 +1555,69 @@ function tsp.dissector(tvb, pinfo, tree)
 end
 
 on_ports(tsp, "tcp.port", "tcp_ports")
+
+------------------------------------------------------------------------------
+-- The log server's UDP datagrams (Documentation/tsp.rst, "The log server"):
+-- a TSP_LOG_BATCH message from its client, then HMAC-SHA-256 of the
+-- message under the log's key, which is not on the wire: shown, not
+-- verified. Protocol "mtglog", on the UDP ports of the preference
+-- mtglog.udp_ports (9001, mtgctl logd's); the message in it is an mtgtsp
+-- tree, with its fields. A datagram with the MTG header's magic is left
+-- to mtg.
+------------------------------------------------------------------------------
+
+local tsplog = Proto("mtglog", "mtg log datagram")
+
+local TSP_LOG_MAC = 32
+
+local lf = {
+	mac = ProtoField.bytes("mtglog.mac",
+			       "MAC (HMAC-SHA-256, the log's key)"),
+}
+tsplog.fields = { lf.mac }
+
+local lx = {
+	not_batch = ProtoExpert.new("mtglog.not_batch",
+		"Not a TSP_LOG_BATCH and its MAC: logd refuses it",
+		expert.group.MALFORMED, expert.severity.ERROR),
+}
+tsplog.experts = { lx.not_batch }
+
+tsplog.prefs.udp_ports = Pref.range("UDP ports", "9001",
+	"UDP ports of log servers (mtgctl logd --udp --port): each datagram "
+	.. "a TSP_LOG_BATCH and its MAC", 65535)
+
+function tsplog.dissector(tvb, pinfo, tree)
+	local n = tvb:reported_len()
+	if tvb:captured_len() >= 4 and tvb(0, 4):uint() == MAGIC then
+		return 0        -- MTG traffic to that port: mtg's heuristic
+	end
+	local lt = tree:add(tsplog, tvb())
+	local info = {}
+	pinfo.cols.protocol = "TSP"
+	local t = tvb:captured_len() > 0 and tvb(0, 1):uint()
+	local len = t == 0x8d and n > TSP_LOG_MAC and
+		tsp_pdu_len(tvb, 0, math.min(n, tvb:captured_len()), false)
+	if not len or len ~= n - TSP_LOG_MAC then
+		lt:add_proto_expert_info(lx.not_batch, t ~= 0x8d and
+			"Not a TSP_LOG_BATCH and its MAC: logd refuses it" or
+			string.format("%d bytes, not a TSP_LOG_BATCH's (by its "
+				      .. "length) and a %d-byte MAC: logd "
+				      .. "refuses it", n, TSP_LOG_MAC))
+		if n > 0 then
+			lt:add(tf.data, tvb())
+		end
+		pinfo.cols.info = "not a log batch [malformed]"
+		return n
+	end
+	if n > tvb:captured_len() then
+		lt:add_proto_expert_info(tx.cut)
+		return n
+	end
+	dissect_tsp_msg(tvb(0, len), tree, false, info)
+	lt:add(lf.mac, tvb(len, TSP_LOG_MAC))
+	pinfo.cols.info = table.concat(info, "; ") .. " (datagram)"
+	return n
+end
+
+on_ports(tsplog, "udp.port", "udp_ports")

@@ -447,6 +447,72 @@ def test_malformed_logs(tmp_path):
         [sorted(e) for _, _, _, e in cases]
 
 
+def test_log_datagrams(tmp_path):
+    """logd's UDP datagrams (protocol mtglog, on its port 9001 by the
+    preference): a TSP_LOG_BATCH, read as ctl/tsp reads it, and its MAC;
+    what logd refuses outright (not a batch, not a batch's length and a
+    MAC, too short for one) flagged mtglog.not_batch; a bad value inside
+    flagged as on TCP; another port only by the preference; MTG traffic
+    to that port left to mtg."""
+    samples = [m for frm, m in tsp.SAMPLES if m["type"] == 0x8D]
+    batches = tsp.encode(samples, "sender")
+    close = tsp.encode([m for f, m in tsp.SAMPLES if m["type"] == 0x8E],
+                       "sender")[0]
+    count0 = batches[0][:26] + b"\x00\x00" + batches[0][28:]
+    mac = bytes(range(32))
+    cases = [
+        # (datagram, its message's bytes if it is a batch and a MAC, the
+        # experts of the frame)
+        (batches[0] + mac, batches[0], []),
+        (batches[1] + mac, batches[1], []),
+        (count0 + mac, None, ["mtgtsp.bad_value"]),
+        (close + mac, None, ["mtglog.not_batch"]),
+        (batches[0] + mac[:31], None, ["mtglog.not_batch"]),
+        (batches[0] + mac + b"x", None, ["mtglog.not_batch"]),
+        (batches[0][:5], None, ["mtglog.not_batch"]),
+    ]
+    path = tmp_path / "logd-udp.pcap"
+
+    def capture(port):
+        ws.write_frames(path, [ws.wire.build_frame("10.0.0.1", "10.0.0.2",
+                                                   40000, port, d)
+                               for d, _, _ in cases])
+
+    capture(9001)
+    msgs = ws.tsp_dissect(path)
+    for i, (_, msg, _) in enumerate(cases):
+        if msg:
+            decoded, err = tsp.decode(msg, "sender")
+            assert err is None
+            ws.tsp_check([m for m in msgs if m.frame == i + 1], decoded,
+                         "sender")
+    macs = ws.tshark(path, "-T", "fields", "-e", "mtglog.mac").splitlines()
+    assert [m.replace(":", "") for m in macs] == \
+        ["" if "mtglog.not_batch" in e else mac.hex() for _, _, e in cases]
+    for flt in ("mtglog.not_batch", "mtgtsp.bad_value"):
+        assert ws.selected(path, flt) == \
+            [i + 1 for i, (_, _, e) in enumerate(cases) if flt in e], flt
+    assert ws.selected(path, "mtglog") == list(range(1, len(cases) + 1))
+    info = ws.tshark(path, "-T", "fields", "-e", "_ws.col.Info").splitlines()
+    assert info[0] == "TSP_LOG_BATCH log 3 batch 0: 1 record from 0 " \
+        "(datagram)"
+    capture(9123)
+    assert ws.selected(path, "mtglog") == []
+    assert len(ws.selected(path, "mtglog", "-o",
+                           "mtglog.udp_ports:9100-9200")) == len(cases)
+    # MTG traffic to that port is mtg's
+    hdr = ws.wire.MtgHeader(magic=ws.abi.HDR_MAGIC,
+                            version=ws.abi.HDR_VERSION, flags=0,
+                            hdr_len=ws.abi.HDR_LEN, run_id=1, tg_id=2, seq=3,
+                            sched_ns=0, nut=bytes(6), patt_kind=0,
+                            patt_value=0, patt_seed=0, crc=0, tx_ns=0,
+                            tp_ns=(0, 0, 0, 0))
+    ws.write_frames(path, [ws.wire.build_frame("10.0.0.1", "10.0.0.2",
+                                               40000, 9001,
+                                               hdr.encode("auto"))])
+    assert ws.selected(path, "mtg.seq == 3 && !mtglog") == [1]
+
+
 def test_damaged_messages_never_raise(tmp_path):
     """Every sample with one byte changed at a random place (seeded), five
     times each, each damaged message alone on its own connection: no Lua
@@ -630,13 +696,14 @@ def test_the_page_lists_every_field():
     """Documentation/wireshark.rst names every field, expert item and
     preference of mtgtsp, and none that the plugin does not have."""
     page = (ROOT / "Documentation" / "wireshark.rst").read_text()
-    documented = set(re.findall(r"``(mtgtsp\.[a-z0-9_.]+)``", page))
+    documented = set(re.findall(r"``(mtg(?:tsp|log)\.[a-z0-9_.]+)``", page))
     fields = {line.split("\t")[2] for line in ws.glossary("fields")
               .splitlines() if line.startswith(("F\t", "P\t")) and
-              line.split("\t")[2].startswith("mtgtsp.")}
-    prefs = set(re.findall(r"^#(mtgtsp\.\w+):", ws.glossary("defaultprefs"),
-                           re.M))
-    assert prefs == {"mtgtsp.tcp_ports", "mtgtsp.ditg_passive"}
+              line.split("\t")[2].startswith(("mtgtsp.", "mtglog."))}
+    prefs = set(re.findall(r"^#(mtg(?:tsp|log)\.\w+):",
+                           ws.glossary("defaultprefs"), re.M))
+    assert prefs == {"mtgtsp.tcp_ports", "mtgtsp.ditg_passive",
+                     "mtglog.udp_ports"}
     assert set(ws.TSP_EXPERTS) <= fields
     assert documented == fields | prefs
 
