@@ -3,7 +3,8 @@
 -- Wireshark and tshark dissectors for the MTG header (struct mtg_hdr in
 -- kmod/uapi/mtg.h; Documentation/abi.rst, "The MTG header") and for TSP,
 -- the signalling between two hosts over TCP (protocol mtgtsp, at the end
--- of this file; Documentation/tsp.rst). Their fields and filters are in
+-- of this file; Documentation/tsp.rst), with the log server's UDP
+-- datagrams (protocol mtglog, last). Their fields and filters are in
 -- Documentation/wireshark.rst.
 --
 -- Install: copy to ~/.local/lib/wireshark/plugins/ (or load it once with
@@ -476,7 +477,12 @@ local TSP_MARKER = 0x4d                 -- 'M', an mtg frame's second byte
 local TSP_FRAME_HDR = 6                 -- type, marker, body length (u32)
 local TSP_MAX_TEXT = 256
 local TSP_MAX_TG_JSON = 65536
-local TSP_MAX_BODY = 60 + TSP_MAX_TG_JSON
+local TSP_LOG_NAME_MAX = 64             -- a log's host name, bytes
+local TSP_MAX_LOG_META = 65536          -- a log's recording metadata
+local TSP_LOG_REC = 96                  -- a record in a batch
+local TSP_LOG_BATCH_MAX = 512           -- records in a batch
+local TSP_LOG_OPEN_MAX = 12 + TSP_LOG_NAME_MAX + TSP_MAX_LOG_META
+local TSP_MAX_BODY = TSP_LOG_OPEN_MAX   -- the largest body of any type
 
 local tsp_types = {
 	[1] = "TSP_CONNECT", [2] = "TSP_ACK_CONNECT", [3] = "TSP_SEND_FLOW",
@@ -493,11 +499,14 @@ local tsp_types = {
 	[0x83] = "TSP_AUTH_OK", [0x84] = "TSP_FLOW_REQ",
 	[0x85] = "TSP_FLOW_ACK", [0x86] = "TSP_RESULT", [0x87] = "TSP_ERROR",
 	[0x88] = "TSP_START", [0x89] = "TSP_TIME_REQ",
-	[0x8a] = "TSP_TIME_RESP",
+	[0x8a] = "TSP_TIME_RESP", [0x8b] = "TSP_LOG_OPEN",
+	[0x8c] = "TSP_LOG_ACK", [0x8d] = "TSP_LOG_BATCH",
+	[0x8e] = "TSP_LOG_CLOSE", [0x8f] = "TSP_LOG_DONE",
 }
 
 -- Which end sends each type (ctl/tsp/names.c, tsp_senders): S, R or both.
--- 5 comes from the sender in D-ITG's passive mode only.
+-- 5 comes from the sender in D-ITG's passive mode only; a log server's
+-- client (mtgctl logd's) is the sender.
 local S, R, SR = 1, 2, 3
 local tsp_from = {
 	[1] = S, [2] = R, [3] = S, [4] = S, [5] = SR, [6] = R, [7] = R,
@@ -505,16 +514,20 @@ local tsp_from = {
 	[16] = R, [17] = S, [18] = R, [19] = S, [21] = R, [22] = R,
 	[0x80] = SR, [0x81] = R, [0x82] = S, [0x83] = R, [0x84] = S,
 	[0x85] = R, [0x86] = R, [0x87] = SR, [0x88] = S, [0x89] = S,
-	[0x8a] = R,
+	[0x8a] = R, [0x8b] = S, [0x8c] = R, [0x8d] = S, [0x8e] = S,
+	[0x8f] = R,
 }
 
 -- The bounds of an mtg frame's body (ctl/tsp/decode.c, mtg_body).
 local tsp_body = {
 	[0x80] = { 16, 16 }, [0x81] = { 36, 36 }, [0x82] = { 64, 64 },
-	[0x83] = { 32, 32 }, [0x84] = { 60, TSP_MAX_BODY },
+	[0x83] = { 32, 32 }, [0x84] = { 60, 60 + TSP_MAX_TG_JSON },
 	[0x85] = { 10, 10 + TSP_MAX_TEXT }, [0x86] = { 96, 96 },
 	[0x87] = { 6, 6 + TSP_MAX_TEXT }, [0x88] = { 28, 28 },
 	[0x89] = { 8, 8 }, [0x8a] = { 24, 24 },
+	[0x8b] = { 14, TSP_LOG_OPEN_MAX }, [0x8c] = { 6, 6 },
+	[0x8d] = { 24 + TSP_LOG_REC, 24 + TSP_LOG_REC * TSP_LOG_BATCH_MAX },
+	[0x8e] = { 40, 40 }, [0x8f] = { 34, 34 + TSP_MAX_TEXT },
 }
 
 -- D-ITG's two types whose size a field says: its place and bytes, the
@@ -545,8 +558,9 @@ local refusal_names = {
 local error_names = {
 	[1] = "version", [2] = "auth-failed", [3] = "auth-replay",
 	[4] = "auth-expired", [5] = "auth-required", [6] = "malformed",
-	[7] = "unexpected", [8] = "internal",
+	[7] = "unexpected", [8] = "internal", [9] = "refused",
 }
+local transport_names = { [1] = "TCP", [2] = "UDP" }
 
 local tf = {
 	type = ProtoField.uint8("mtgtsp.type", "Type", base.HEX, tsp_types),
@@ -586,7 +600,54 @@ local tf = {
 				     base.DEC),
 	log_proto = ProtoField.uint8("mtgtsp.log.proto", "Log protocol",
 				     base.DEC, l4_names),
-	log_name = ProtoField.stringz("mtgtsp.log.name", "Log file name"),
+	log_name = ProtoField.stringz("mtgtsp.log.name",
+				      "Log name (D-ITG: its file; mtg: the host)"),
+	-- the log server's (mtgctl logd): TSP_LOG_OPEN .. TSP_LOG_DONE
+	log_run = ProtoField.uint32("mtgtsp.log.run",
+				    "Run logged (0: every run)", base.DEC),
+	log_transport = ProtoField.uint8("mtgtsp.log.transport",
+					 "Batches over", base.DEC,
+					 transport_names),
+	log_name_len = ProtoField.uint16("mtgtsp.log.name_len",
+					 "Host name length", base.DEC),
+	log_meta_len = ProtoField.uint32("mtgtsp.log.meta_len",
+					 "Metadata length", base.DEC),
+	log_meta = ProtoField.string("mtgtsp.log.meta",
+				     "Recording's metadata (JSON)",
+				     base.UNICODE),
+	log_id = ProtoField.uint32("mtgtsp.log.log_id", "Log id", base.DEC),
+	log_udp_port = ProtoField.uint16("mtgtsp.log.udp_port",
+					 "UDP port for the batches (0: TCP)",
+					 base.DEC),
+	log_seq = ProtoField.uint64("mtgtsp.log.seq", "Batch number",
+				    base.DEC),
+	log_first = ProtoField.uint64("mtgtsp.log.first",
+				      "First record's number", base.DEC),
+	log_count = ProtoField.uint16("mtgtsp.log.count", "Records",
+				      base.DEC),
+	log_recs = ProtoField.bytes("mtgtsp.log.recs",
+				    "Records (96 bytes each)"),
+	log_records = ProtoField.uint64("mtgtsp.log.records",
+					"Records (CLOSE: sent; DONE: written)",
+					base.DEC),
+	log_batches = ProtoField.uint64("mtgtsp.log.batches", "Batches sent",
+					base.DEC),
+	log_not_sent = ProtoField.uint64("mtgtsp.log.not_sent",
+					 "Records never sent", base.DEC),
+	log_ring_drops = ProtoField.uint64("mtgtsp.log.ring_drops",
+					   "Ring drops", base.DEC),
+	log_end_ns = ProtoField.uint64("mtgtsp.log.end_ns",
+				       "End (ns, TAI)", base.DEC),
+	log_lost = ProtoField.uint64("mtgtsp.log.lost",
+				     "Records lost", base.DEC),
+	log_batches_lost = ProtoField.uint64("mtgtsp.log.batches_lost",
+					     "Batches lost", base.DEC),
+	log_late = ProtoField.uint64("mtgtsp.log.late",
+				     "Late datagrams (not written)",
+				     base.DEC),
+	log_file = ProtoField.string("mtgtsp.log.file",
+				     "File in the server's directory",
+				     base.UNICODE),
 	-- mtg's
 	hello = ProtoField.string("mtgtsp.hello", "Hello"),
 	hello_major = ProtoField.uint16("mtgtsp.hello.major", "Major version",
@@ -1071,6 +1132,32 @@ local function dissect_hello(c, rcvr, info)
 	end
 end
 
+-- A length (u32, at most max) and that many bytes of UTF-8 without a NUL
+-- (a TG's JSON, a log's metadata; ctl/tsp's utf8_blob): the length's item
+-- and value, or nil.
+local function utf8_blob(c, lf, f, lname, name, max, what)
+	local li, lr = field(c, lf, 4, lname)
+	if not li then
+		return nil
+	end
+	local n = lr:uint()
+	if n > max then
+		flag(li, tx.bad_length, string.format(
+			"%d bytes, over the %d %s may have", n, max, what))
+		c.bad = true
+	elseif n == 0 then
+		c.t:add(f, lr, "")          -- empty: shown on its length
+	else
+		local item, r = field(c, f, n, name, ENC_UTF_8)
+		local at = item and not_utf8(r:raw(), true)
+		if at then
+			bad_value(item, "byte %d: a NUL or a byte that is not "
+				  .. "UTF-8", at)
+		end
+	end
+	return li, n
+end
+
 local function dissect_flow_req(c, info)
 	local _, fr = field(c, tf.flow, 4, "flow_id")
 	local _, rr = field(c, tf.run, 4, "run_id")
@@ -1085,26 +1172,8 @@ local function dissect_flow_req(c, info)
 	u64(c, tf.bit_rate, "bit_rate")
 	u64(c, tf.pkt_rate_milli, "pkt_rate_milli")
 	u64(c, tf.duration_ns, "duration_ns")
-	local li, lr = field(c, tf.tg_json_len, 4, "tg_json_len")
-	if li then
-		local n = lr:uint()
-		if n > TSP_MAX_TG_JSON then
-			flag(li, tx.bad_length, string.format(
-				"%d bytes, over the %d a TG's JSON may have",
-				n, TSP_MAX_TG_JSON))
-			c.bad = true
-		elseif n == 0 then
-			c.t:add(tf.tg_json, lr, "")  -- empty: shown on its length
-		else
-			local item, r = field(c, tf.tg_json, n, "tg_json",
-					      ENC_UTF_8)
-			local at = item and not_utf8(r:raw(), true)
-			if at then
-				bad_value(item, "byte %d: a NUL or a byte "
-					  .. "that is not UTF-8", at)
-			end
-		end
-	end
+	utf8_blob(c, tf.tg_json_len, tf.tg_json, "tg_json_len", "tg_json",
+		  TSP_MAX_TG_JSON, "a TG's JSON")
 	if fr and rr and pr then
 		info[#info + 1] = string.format("flow %d run %d %s to %s "
 			.. "port %d", fr:uint(), rr:uint(),
@@ -1163,7 +1232,7 @@ local function dissect_result(c, info)
 end
 
 local function dissect_error(c, info)
-	local code = ranged(c, tf.error, 2, "code", 1, 8, "an error code")
+	local code = ranged(c, tf.error, 2, "code", 1, 9, "an error code")
 	local ai, ar = field(c, tf.about, 1, "about")
 	if ai and ar:uint() ~= 0 and not tsp_types[ar:uint()] then
 		bad_value(ai, "not 0 nor a message's type")
@@ -1175,6 +1244,119 @@ local function dissect_error(c, info)
 			(s ~= "" and ": " .. s or "")
 		c.t:add_proto_expert_info(tx.error, "Error " .. s)
 		info[#info + 1] = s
+	end
+end
+
+-- TSP_LOG_OPEN's host name: name_len (1..64) and as many of
+-- [A-Za-z0-9._-], not "." first (it names a file): the name, or nil.
+local function log_host(c)
+	local li, lr = field(c, tf.log_name_len, 2, "name_len")
+	if not li then
+		return nil
+	end
+	local n = lr:uint()
+	if n == 0 or n > TSP_LOG_NAME_MAX then
+		flag(li, tx.bad_length, string.format(
+			"%d bytes; a name is 1 to %d", n, TSP_LOG_NAME_MAX))
+		c.bad = true
+		return nil
+	end
+	local r = take(c, n, "name")
+	if not r then
+		return nil
+	end
+	-- its value given: as a stringz field's it would take the byte
+	-- after it too, if a NUL
+	local s = r:raw()
+	local item = c.t:add(tf.log_name, r, r:string(ENC_ASCII))
+	local at = s:find("[^A-Za-z0-9._-]") or (s:sub(1, 1) == "." and 1)
+	if at then
+		bad_value(item, "byte %d: not a letter, digit, '-', '_' or a "
+			  .. "'.' after the first", at - 1)
+	end
+	return r:string(ENC_ASCII)
+end
+
+local function dissect_log_open(c, info)
+	local _, rr = field(c, tf.log_run, 4, "run_id")
+	local tr = ranged(c, tf.log_transport, 1, "transport", 1, 2,
+			  "a log's transport")
+	ranged(c, tf.reserved, 1, "reserved", 0, 0, "zero")
+	local host = log_host(c)
+	local li, n = utf8_blob(c, tf.log_meta_len, tf.log_meta, "meta_len",
+				"meta", TSP_MAX_LOG_META, "a log's metadata")
+	if li and n == 0 then
+		flag(li, tx.bad_length, "0 bytes: a log opens with its "
+		     .. "recording's metadata")
+	end
+	if rr and host then
+		info[#info + 1] = string.format("run %d host %s, batches over %s",
+			rr:uint(), host, transport_names[tr] or "?")
+	end
+end
+
+local function dissect_log_batch(c, info)
+	local _, ir = field(c, tf.log_id, 4, "log_id")
+	local sr = u64(c, tf.log_seq, "seq")
+	local fr = u64(c, tf.log_first, "first")
+	local n = ranged(c, tf.log_count, 2, "count", 1, TSP_LOG_BATCH_MAX,
+			 "a batch's records")
+	ranged(c, tf.reserved, 2, "reserved", 0, 0, "zero")
+	if c.bad or n < 1 or n > TSP_LOG_BATCH_MAX then
+		c.bad = true                -- where the records end: unknown
+		return
+	end
+	field(c, tf.log_recs, n * TSP_LOG_REC, "records")
+	if ir and sr and fr then
+		info[#info + 1] = string.format("log %d batch %s: %d record%s "
+			.. "from %s", ir:uint(), tostring(sr:uint64()), n,
+			n == 1 and "" or "s", tostring(fr:uint64()))
+	end
+end
+
+local function dissect_log(c, t, info)
+	if t == 0x8b then
+		dissect_log_open(c, info)
+	elseif t == 0x8c then
+		local id = ranged(c, tf.log_id, 4, "log_id", 1, 0xffffffff,
+				  "a log id")
+		local _, pr = field(c, tf.log_udp_port, 2, "udp_port")
+		if id and pr then
+			info[#info + 1] = string.format("log %d, %s", id,
+				pr:uint() == 0 and "batches over TCP" or
+				"batches to UDP port " .. pr:uint())
+		end
+	elseif t == 0x8d then
+		dissect_log_batch(c, info)
+	elseif t == 0x8e then
+		local v = {}
+		for _, f in ipairs({ "records", "batches", "not_sent",
+				     "ring_drops", "end_ns" }) do
+			v[f] = u64(c, tf["log_" .. f], f)
+		end
+		if v.records and v.batches and v.not_sent then
+			info[#info + 1] = string.format("%s records in %s "
+				.. "batches, %s not sent",
+				tostring(v.records:uint64()),
+				tostring(v.batches:uint64()),
+				tostring(v.not_sent:uint64()))
+		end
+	else
+		local v = {}
+		for _, f in ipairs({ "records", "lost", "batches_lost",
+				     "late" }) do
+			v[f] = u64(c, tf["log_" .. f], f)
+		end
+		local file = text(c, tf.log_file, "file", TSP_MAX_TEXT, false)
+		if v.records and v.lost and v.batches_lost and v.late then
+			local bl = tostring(v.batches_lost:uint64())
+			info[#info + 1] = string.format("%s records in %s, %s "
+				.. "lost (%s batch%s), %s late",
+				tostring(v.records:uint64()), file,
+				tostring(v.lost:uint64()), bl,
+				bl == "1" and "" or "es",
+				tostring(v.late:uint64()))
+		end
 	end
 end
 
@@ -1215,6 +1397,8 @@ local function dissect_mtg_body(c, t, rcvr, info)
 		for _, f in ipairs({ "t1", "t2", "t3" }) do
 			u64(c, tf[f], f)
 		end
+	elseif t >= 0x8b and t <= 0x8f then
+		dissect_log(c, t, info)
 	else
 		take(c, c.stop - c.off, "body")
 		c.t:add(tf.data, c.tvb(TSP_FRAME_HDR, c.stop - TSP_FRAME_HDR))
@@ -1359,10 +1543,81 @@ function tsp.dissector(tvb, pinfo, tree)
 		off = off + len
 	end
 	if #info > 0 then
+		-- a frame with the end of a reassembled message and the
+		-- messages after it is dissected twice: the second's Info
+		-- follows the first's (TCP's fence), "; " between
+		local again = tostring(pinfo.cols.protocol) == "TSP"
 		pinfo.cols.protocol = "TSP"
-		pinfo.cols.info = table.concat(info, "; ")
+		pinfo.cols.info = (again and "; " or "") ..
+			table.concat(info, "; ")
 	end
 	return n
 end
 
 on_ports(tsp, "tcp.port", "tcp_ports")
+
+------------------------------------------------------------------------------
+-- The log server's UDP datagrams (Documentation/tsp.rst, "The log server"):
+-- a TSP_LOG_BATCH message from its client, then HMAC-SHA-256 of the
+-- message under the log's key, which is not on the wire: shown, not
+-- verified. Protocol "mtglog", on the UDP ports of the preference
+-- mtglog.udp_ports (9001, mtgctl logd's); the message in it is an mtgtsp
+-- tree, with its fields. A datagram with the MTG header's magic is left
+-- to mtg.
+------------------------------------------------------------------------------
+
+local tsplog = Proto("mtglog", "mtg log datagram")
+
+local TSP_LOG_MAC = 32
+
+local lf = {
+	mac = ProtoField.bytes("mtglog.mac",
+			       "MAC (HMAC-SHA-256, the log's key)"),
+}
+tsplog.fields = { lf.mac }
+
+local lx = {
+	not_batch = ProtoExpert.new("mtglog.not_batch",
+		"Not a TSP_LOG_BATCH and its MAC: logd refuses it",
+		expert.group.MALFORMED, expert.severity.ERROR),
+}
+tsplog.experts = { lx.not_batch }
+
+tsplog.prefs.udp_ports = Pref.range("UDP ports", "9001",
+	"UDP ports of log servers (mtgctl logd --udp --port): each datagram "
+	.. "a TSP_LOG_BATCH and its MAC", 65535)
+
+function tsplog.dissector(tvb, pinfo, tree)
+	local n = tvb:reported_len()
+	if tvb:captured_len() >= 4 and tvb(0, 4):uint() == MAGIC then
+		return 0        -- MTG traffic to that port: mtg's heuristic
+	end
+	local lt = tree:add(tsplog, tvb())
+	local info = {}
+	pinfo.cols.protocol = "TSP"
+	local t = tvb:captured_len() > 0 and tvb(0, 1):uint()
+	local len = t == 0x8d and n > TSP_LOG_MAC and
+		tsp_pdu_len(tvb, 0, math.min(n, tvb:captured_len()), false)
+	if not len or len ~= n - TSP_LOG_MAC then
+		lt:add_proto_expert_info(lx.not_batch, t ~= 0x8d and
+			"Not a TSP_LOG_BATCH and its MAC: logd refuses it" or
+			string.format("%d bytes, not a TSP_LOG_BATCH's (by its "
+				      .. "length) and a %d-byte MAC: logd "
+				      .. "refuses it", n, TSP_LOG_MAC))
+		if n > 0 then
+			lt:add(tf.data, tvb())
+		end
+		pinfo.cols.info = "not a log batch [malformed]"
+		return n
+	end
+	if n > tvb:captured_len() then
+		lt:add_proto_expert_info(tx.cut)
+		return n
+	end
+	dissect_tsp_msg(tvb(0, len), tree, false, info)
+	lt:add(lf.mac, tvb(len, TSP_LOG_MAC))
+	pinfo.cols.info = table.concat(info, "; ") .. " (datagram)"
+	return n
+end
+
+on_ports(tsplog, "udp.port", "udp_ports")

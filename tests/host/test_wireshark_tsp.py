@@ -22,6 +22,7 @@ field:
 import random
 import re
 import signal
+import struct
 import subprocess
 
 import pytest
@@ -114,12 +115,14 @@ def crafted(tmp_path_factory):
         data, _ = samples(kind)
         if kind == "mtg":
             # sender: hello, auth, flow_req (JSON) x2, error, start x2,
-            # time_req; receiver: hello, challenge, auth_ok, flow_ack x2,
-            # result, error, time_resp
-            plan = {"sender": segments(data["sender"], merge={6},
-                                       split={2: 100, 7: 3}),
+            # time_req, log_open x2, log_batch x2, log_close; receiver:
+            # hello, challenge, auth_ok, flow_ack x2, result, error,
+            # time_resp, log_ack x2, log_done, error (refused)
+            plan = {"sender": segments(data["sender"], merge={6, 9, 12},
+                                       split={2: 100, 7: 3, 11: 40}),
                     "receiver": segments(data["receiver"],
-                                         merge={1, 3, 4}, split={2: 17})}
+                                         merge={1, 3, 4, 9, 11},
+                                         split={2: 17, 10: 30})}
         else:
             # sender: 1, 3, 3 (v6), 4, 9, 11, 12, 12 (v6), 14, 17, 19;
             # receiver: 2, 5, 6, 7, 8, 13, 15, 16, 18, 21, 22
@@ -184,8 +187,22 @@ def test_info_column(crafted):
     assert ("TSP_FLOW_ACK flow 4 refused (rate): rate 8 Mbit/s over this "
             "receiver's 1 Mbit/s \u2014 refus\u00e9") in info
     assert "TSP_ERROR version: TSP 2.0 here; 1.0 asked" in info
+    # a frame with a reassembled message's end, then two more
+    assert ("TSP_AUTH_OK; TSP_FLOW_ACK flow 3 accepted, port 9000; "
+            "TSP_FLOW_ACK flow 4 refused (rate)") in info
     assert "TSP_CONNECT (D-ITG's opening)" in lines
     assert "TSP_SEND_FLOW flow 7 to 2001:db8::1 port 65535" in info
+    assert ("TSP_LOG_OPEN run 7 host host-a, batches over TCP; "
+            "TSP_LOG_OPEN run 0 host " + "a" * 64 + ", batches over UDP"
+            in lines)
+    assert "TSP_LOG_ACK log 4294967295, batches to UDP port 9001" in info
+    assert "TSP_LOG_BATCH log 3 batch 0: 1 record from 0" in lines
+    assert ("TSP_LOG_BATCH log 3 batch 9223372036854775807: 2 records from "
+            "4611686018427387904; TSP_LOG_CLOSE 500 records in 36 batches, "
+            "0 not sent") in lines
+    assert ("TSP_LOG_DONE 486 records in 7-host-a.mtgrec, 14 lost "
+            "(1 batch), 0 late; TSP_ERROR refused: run 8 here, not 7"
+            in lines)
 
 
 def test_filters(crafted):
@@ -217,6 +234,15 @@ def test_filters(crafted):
         "mtgtsp.addr6 == 2001:db8::1": frames_of(
             lambda f: f.get("mtgtsp.addr6", ("",))[0] == "2001:db8::1"),
         "mtgtsp.ditg": frames_of(lambda f: value(f, "mtgtsp.type") == 1),
+        "mtgtsp.log.log_id == 3": frames_of(
+            lambda f: value(f, "mtgtsp.log.log_id") == 3),
+        "mtgtsp.log.lost > 0": frames_of(
+            lambda f: value(f, "mtgtsp.log.lost") not in (None, 0)),
+        "mtgtsp.log.transport == 2": frames_of(
+            lambda f: value(f, "mtgtsp.log.transport") == 2),
+        'mtgtsp.log.meta contains "h\u00f4te"': frames_of(
+            lambda f: "h\u00f4te" in f.get("mtgtsp.log.meta", ("",))[0]),
+        "mtgtsp.error == 9": frames_of(lambda f: value(f, "mtgtsp.error") == 9),
     }
     for flt, want in tried.items():
         assert want, flt
@@ -357,6 +383,134 @@ def test_malformed(tmp_path):
     assert ws.selected(path, " || ".join(MALFORMED)) == \
         [4 + i for i, (_, _, e) in enumerate(cases)
          if set(MALFORMED) & set(sum(e, []))]
+
+
+def log_open(run=7, transport=1, reserved=0, name=b"host-a", meta=b"{}"):
+    """TSP_LOG_OPEN's bytes, any of its fields as given."""
+    return tspd.frame(0x8B, struct.pack(">IBBH", run, transport, reserved,
+                                        len(name)) + name +
+                      struct.pack(">I", len(meta)) + meta)
+
+
+def test_malformed_logs(tmp_path):
+    """The log server's messages, each with one value ctl/tsp refuses:
+    flagged with the expert item of the kind of error ctl/tsp gives, and
+    the next message read (each one's length is within its type's
+    bounds); a refusal (error 9) is an error, not a malformed one."""
+    batch = struct.pack(">IQQHH", 3, 0, 0, 0, 0) + bytes(96)
+    cases = [
+        # (from, bytes, ctl/tsp's error code, the expert items)
+        ("sender", log_open(name=b"a/b"), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", log_open(name=b".x"), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", log_open(name=b""), "bad length", ["mtgtsp.bad_length"]),
+        ("sender", log_open(name=b"a" * 65), "bad length",
+         ["mtgtsp.bad_length"]),
+        ("sender", log_open(name=b"ab", meta=b""), "bad length",
+         ["mtgtsp.bad_length"]),
+        ("sender", log_open(meta=b"{\0}"), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", log_open(transport=3), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", log_open(reserved=1), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("receiver", tspd.frame(0x8C, bytes(6)), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x8D, batch), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x8D, batch[:20] + b"\x02\x01\x00\x00" +
+                              bytes(96 * 2)), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x8D, batch[:20] + b"\x00\x02\x00\x00" +
+                              bytes(96)), "truncated",
+         ["mtgtsp.bad_length"]),
+        ("sender", tspd.frame(0x8D, batch[:20] + b"\x00\x01\x00\x00" +
+                              bytes(97)), "bad length",
+         ["mtgtsp.bad_length"]),
+        ("receiver", tspd.frame(0x8F, bytes(32) + b"\x00\x03a\nb"),
+         "out of range", ["mtgtsp.bad_value"]),
+        ("receiver", tspd.frame(0x87, b"\x00\x0a\x8b\x00\x00\x00"),
+         "out of range", ["mtgtsp.bad_value", "mtgtsp.error_sent"]),
+        ("receiver", tspd.frame(0x87, b"\x00\x09\x8b\x00\x00\x00"), None,
+         ["mtgtsp.error_sent"]),
+        ("sender", log_open(), None, []),
+    ]
+    for frm, data, code, _ in cases:
+        _, err = tsp.decode(data, frm)
+        assert (err and err["code"]) == code, (frm, data.hex(), err)
+    path = one_connection(tmp_path, [(frm, data) for frm, data, _, _ in
+                                     cases])
+    got = {m.frame: sorted(m.experts) for m in ws.tsp_dissect(path)}
+    # frames 1-3: the handshake; then one segment a case
+    assert [got.get(4 + i) for i in range(len(cases))] == \
+        [sorted(e) for _, _, _, e in cases]
+
+
+def test_log_datagrams(tmp_path):
+    """logd's UDP datagrams (protocol mtglog, on its port 9001 by the
+    preference): a TSP_LOG_BATCH, read as ctl/tsp reads it, and its MAC;
+    what logd refuses outright (not a batch, not a batch's length and a
+    MAC, too short for one) flagged mtglog.not_batch; a bad value inside
+    flagged as on TCP; another port only by the preference; MTG traffic
+    to that port left to mtg."""
+    samples = [m for frm, m in tsp.SAMPLES if m["type"] == 0x8D]
+    batches = tsp.encode(samples, "sender")
+    close = tsp.encode([m for f, m in tsp.SAMPLES if m["type"] == 0x8E],
+                       "sender")[0]
+    count0 = batches[0][:26] + b"\x00\x00" + batches[0][28:]
+    mac = bytes(range(32))
+    cases = [
+        # (datagram, its message's bytes if it is a batch and a MAC, the
+        # experts of the frame)
+        (batches[0] + mac, batches[0], []),
+        (batches[1] + mac, batches[1], []),
+        (count0 + mac, None, ["mtgtsp.bad_value"]),
+        (close + mac, None, ["mtglog.not_batch"]),
+        (batches[0] + mac[:31], None, ["mtglog.not_batch"]),
+        (batches[0] + mac + b"x", None, ["mtglog.not_batch"]),
+        (batches[0][:5], None, ["mtglog.not_batch"]),
+    ]
+    path = tmp_path / "logd-udp.pcap"
+
+    def capture(port):
+        ws.write_frames(path, [ws.wire.build_frame("10.0.0.1", "10.0.0.2",
+                                                   40000, port, d)
+                               for d, _, _ in cases])
+
+    capture(9001)
+    msgs = ws.tsp_dissect(path)
+    for i, (_, msg, _) in enumerate(cases):
+        if msg:
+            decoded, err = tsp.decode(msg, "sender")
+            assert err is None
+            ws.tsp_check([m for m in msgs if m.frame == i + 1], decoded,
+                         "sender")
+    macs = ws.tshark(path, "-T", "fields", "-e", "mtglog.mac").splitlines()
+    assert [m.replace(":", "") for m in macs] == \
+        ["" if "mtglog.not_batch" in e else mac.hex() for _, _, e in cases]
+    for flt in ("mtglog.not_batch", "mtgtsp.bad_value"):
+        assert ws.selected(path, flt) == \
+            [i + 1 for i, (_, _, e) in enumerate(cases) if flt in e], flt
+    assert ws.selected(path, "mtglog") == list(range(1, len(cases) + 1))
+    info = ws.tshark(path, "-T", "fields", "-e", "_ws.col.Info").splitlines()
+    assert info[0] == "TSP_LOG_BATCH log 3 batch 0: 1 record from 0 " \
+        "(datagram)"
+    capture(9123)
+    assert ws.selected(path, "mtglog") == []
+    assert len(ws.selected(path, "mtglog", "-o",
+                           "mtglog.udp_ports:9100-9200")) == len(cases)
+    # MTG traffic to that port is mtg's
+    hdr = ws.wire.MtgHeader(magic=ws.abi.HDR_MAGIC,
+                            version=ws.abi.HDR_VERSION, flags=0,
+                            hdr_len=ws.abi.HDR_LEN, run_id=1, tg_id=2, seq=3,
+                            sched_ns=0, nut=bytes(6), patt_kind=0,
+                            patt_value=0, patt_seed=0, crc=0, tx_ns=0,
+                            tp_ns=(0, 0, 0, 0))
+    ws.write_frames(path, [ws.wire.build_frame("10.0.0.1", "10.0.0.2",
+                                               40000, 9001,
+                                               hdr.encode("auto"))])
+    assert ws.selected(path, "mtg.seq == 3 && !mtglog") == [1]
 
 
 def test_damaged_messages_never_raise(tmp_path):
@@ -542,13 +696,14 @@ def test_the_page_lists_every_field():
     """Documentation/wireshark.rst names every field, expert item and
     preference of mtgtsp, and none that the plugin does not have."""
     page = (ROOT / "Documentation" / "wireshark.rst").read_text()
-    documented = set(re.findall(r"``(mtgtsp\.[a-z0-9_.]+)``", page))
+    documented = set(re.findall(r"``(mtg(?:tsp|log)\.[a-z0-9_.]+)``", page))
     fields = {line.split("\t")[2] for line in ws.glossary("fields")
               .splitlines() if line.startswith(("F\t", "P\t")) and
-              line.split("\t")[2].startswith("mtgtsp.")}
-    prefs = set(re.findall(r"^#(mtgtsp\.\w+):", ws.glossary("defaultprefs"),
-                           re.M))
-    assert prefs == {"mtgtsp.tcp_ports", "mtgtsp.ditg_passive"}
+              line.split("\t")[2].startswith(("mtgtsp.", "mtglog."))}
+    prefs = set(re.findall(r"^#(mtg(?:tsp|log)\.\w+):",
+                           ws.glossary("defaultprefs"), re.M))
+    assert prefs == {"mtgtsp.tcp_ports", "mtgtsp.ditg_passive",
+                     "mtglog.udp_ports"}
     assert set(ws.TSP_EXPERTS) <= fields
     assert documented == fields | prefs
 

@@ -136,4 +136,6 @@ SAMPLES = [
                 "ring_drops": 2, "end_ns": 1_790_000_000_000_000_000}),
     ("receiver", {"type": 0x8F, "records": 486, "lost": 14,
                   "batches_lost": 1, "late": 0, "file": "7-host-a.mtgrec"}),
+    ("receiver", {"type": 0x87, "code": 9, "about": 0x8B,
+                  "text": "run 8 here, not 7"}),
 ]

@@ -324,6 +324,8 @@ TSP_NAMES = {"flow_id": "mtgtsp.flow", "run_id": "mtgtsp.run",
              "log_name": "mtgtsp.log.name"}
 TSP_SKIP = ("type", "name", "offset", "len", "passive", "code_name",
             "serial_hex", "log_name_hex")
+# the log server's messages (0x8b..0x8f): mtgtsp.log.KEY, but these
+TSP_LOG_NAMES = {"run_id": "mtgtsp.log.run", "records": "mtgtsp.log.records"}
 
 
 def tsp_expected(m, frm):
@@ -339,7 +341,15 @@ def tsp_expected(m, frm):
         if key in TSP_SKIP:
             continue
         name = TSP_NAMES.get(key, "mtgtsp." + key)
-        if key == "addr":
+        if 0x8B <= t <= 0x8F:
+            name = TSP_LOG_NAMES.get(key, "mtgtsp.log." + key)
+        if t == 0x8D and key == "records":
+            out["mtgtsp.log.recs"] = ("hex", v)
+        elif key in ("meta", "file"):
+            out[name] = ("text", v)
+            out["mtgtsp.log.meta_len" if key == "meta"
+                else "mtgtsp.text_len"] = ("int", len(v.encode()))
+        elif key == "addr":
             name = ("mtgtsp.log.addr" if t == 12 else "mtgtsp.addr") + \
                 ("6" if ":" in v else "")
             out[name] = ("show", v)
@@ -364,7 +374,12 @@ def tsp_expected(m, frm):
             m["major"], m["minor"], role))
         out["mtgtsp.hello.magic"] = ("show", "MTG-TSP ")
         out["mtgtsp.hello.role"] = ("show", role)
-    if t in (0x84, 0x87):
+    if t == 0x8B:
+        # tsp_tool's JSON has "name" twice, the type's then the host's:
+        # json.loads keeps the host's
+        out["mtgtsp.log.name"] = ("show", m["name"])
+        out["mtgtsp.log.name_len"] = ("int", len(m["name"]))
+    if t in (0x84, 0x87, 0x8B, 0x8D):
         out["mtgtsp.reserved"] = ("int", 0)
     if t == 0x86:
         out["mtgtsp.flags.incomplete"] = ("int", m["flags"] & 1)
