@@ -82,39 +82,46 @@ static const struct run_opts run_defaults = {
 	.drain = 1000000000ULL,
 };
 
+/*
+ * run's options, which itgsend takes too: S the options' structure, M the
+ * path to its struct run_opts ("" or "run."), OUT -o's letter or 0.
+ */
+#define RUN_OPTIONS(S, M, OUT)					\
+	DEFINE_OPTION("batch", OPT_BOOL, S, M rx.batch, \
+		      .help = "plain progress lines, no dashboard (implied when stdin or stdout is not a terminal)"), \
+	DEFINE_OPTION("json-stream", OPT_BOOL, S, M rx.json_stream, \
+		      .help = "a JSON object a second on stdout (and one at the end); other lines go to stderr"), \
+	DEFINE_OPTION("output", OPT_STRING, S, M rx.output, \
+		      .short_name = OUT, .metavar = "RECORDING", \
+		      .help = "record what comes back on the IDF's 'listen' interfaces there (overrides 'out')"), \
+	DEFINE_OPTION("force", OPT_BOOL, S, M rx.force, \
+		      .help = "replace an existing recording"), \
+	DEFINE_OPTION("json", OPT_STRING, S, M rx.json, \
+		      .metavar = "SUMMARY.json", \
+		      .help = "write the run's summary there (atomically)"), \
+	DEFINE_OPTION("start-delay", OPT_SECONDS, S, M start_delay, \
+		      .metavar = "TIME", \
+		      .help = "T0 is now plus TIME (seconds, or ns/us/ms/s); default 1"), \
+	DEFINE_OPTION("drain", OPT_SECONDS, S, M drain, \
+		      .metavar = "TIME", \
+		      .help = "when listening, go on receiving for TIME after the TGs end; default 1"), \
+	DEFINE_OPTION("ring", OPT_COUNT, S, M rx.ring, \
+		      .metavar = "RECORDS", .help = RING_HELP, \
+		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX, \
+		      .pow2 = true), \
+	DEFINE_OPTION("device", OPT_STRING, S, M rx.device, \
+		      .metavar = "PATH", \
+		      .help = "the module's device; default " MTG_DEVICE_PATH), \
+	DEFINE_OPTION("commands", OPT_BOOL, S, M commands, \
+		      .help = "take commands (ctrl, start, kill, ...) one a line on stdin; no dashboard"), \
+	DEFINE_OPTION("keep-ring", OPT_COUNT, S, M rx.keep_ring, \
+		      .metavar = "BYTES", \
+		      .help = KEEP_HELP "; default 16777216, when a TG has 'keep'", \
+		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX, \
+		      .pow2 = true)
+
 static const struct prog_option run_options[] = {
-	DEFINE_OPTION("batch", OPT_BOOL, struct run_opts, rx.batch,
-		      .help = "plain progress lines, no dashboard (implied when stdin or stdout is not a terminal)"),
-	DEFINE_OPTION("json-stream", OPT_BOOL, struct run_opts, rx.json_stream,
-		      .help = "a JSON object a second on stdout (and one at the end); other lines go to stderr"),
-	DEFINE_OPTION("output", OPT_STRING, struct run_opts, rx.output,
-		      .short_name = 'o', .metavar = "RECORDING",
-		      .help = "record what comes back on the IDF's 'listen' interfaces there (overrides 'out')"),
-	DEFINE_OPTION("force", OPT_BOOL, struct run_opts, rx.force,
-		      .help = "replace an existing recording"),
-	DEFINE_OPTION("json", OPT_STRING, struct run_opts, rx.json,
-		      .metavar = "SUMMARY.json",
-		      .help = "write the run's summary there (atomically)"),
-	DEFINE_OPTION("start-delay", OPT_SECONDS, struct run_opts, start_delay,
-		      .metavar = "TIME",
-		      .help = "T0 is now plus TIME (seconds, or ns/us/ms/s); default 1"),
-	DEFINE_OPTION("drain", OPT_SECONDS, struct run_opts, drain,
-		      .metavar = "TIME",
-		      .help = "when listening, go on receiving for TIME after the TGs end; default 1"),
-	DEFINE_OPTION("ring", OPT_COUNT, struct run_opts, rx.ring,
-		      .metavar = "RECORDS", .help = RING_HELP,
-		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX,
-		      .pow2 = true),
-	DEFINE_OPTION("device", OPT_STRING, struct run_opts, rx.device,
-		      .metavar = "PATH",
-		      .help = "the module's device; default " MTG_DEVICE_PATH),
-	DEFINE_OPTION("commands", OPT_BOOL, struct run_opts, commands,
-		      .help = "take commands (ctrl, start, kill, ...) one a line on stdin; no dashboard"),
-	DEFINE_OPTION("keep-ring", OPT_COUNT, struct run_opts, rx.keep_ring,
-		      .metavar = "BYTES",
-		      .help = KEEP_HELP "; default 16777216, when a TG has 'keep'",
-		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX,
-		      .pow2 = true),
+	RUN_OPTIONS(struct run_opts, , 'o'),
 	END_OPTIONS
 };
 
@@ -340,6 +347,33 @@ static int run_monitor(int nargs, char **args, const void *opts)
 	return cmd_monitor(opts);
 }
 
+static const struct itgsend_opts itgsend_defaults = {
+	.run.rx.ring = RX_RING_DEFAULT,
+	.run.rx.device = MTG_DEVICE_PATH,
+	.run.rx.keep_ring = KEEP_RING_RUN,
+	.run.start_delay = 1000000000ULL,
+	.run.drain = 1000000000ULL,
+};
+
+/* -o is ITGSend's (packet sizes): --output only. */
+static const struct prog_option itgsend_options[] = {
+	DEFINE_OPTION("idf", OPT_BOOL, struct itgsend_opts, idf,
+		      .help = "print the IDF the options make and exit (no module needed)"),
+	DEFINE_OPTION("dev", OPT_STRING, struct itgsend_opts, dev,
+		      .metavar = "IFACE",
+		      .help = "the interface every flow leaves through where it has no -i; default: the route to its -a"),
+	DEFINE_OPTION("key", OPT_STRING, struct itgsend_opts, key,
+		      .metavar = "FILE",
+		      .help = "TSP's key: each flow is agreed with the mtgctl recv at its -Sda (default -a), -Sdp (default 9000)"),
+	RUN_OPTIONS(struct itgsend_opts, run., 0),
+	END_OPTIONS
+};
+
+static int run_itgsend(int nargs, char **args, const void *opts)
+{
+	return cmd_itgsend(nargs, args, opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -385,6 +419,10 @@ static const struct command commands[] = {
 	  "Print the module's netlink events (sessions opened and ended,\n        interfaces lost, TG events) one a line until SIGINT/SIGTERM.",
 	  monitor_options, &monitor_defaults, sizeof(struct monitor_opts), "",
 	  0, 0, run_monitor },
+	{ "itgsend", "[ITGSEND-OPTIONS... | SCRIPT [-x [FILE]]] [--idf] [--dev IFACE] [--key FILE] [--batch | --json-stream] [--output RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands]",
+	  "ITGSend's command line (D-ITG 2.8.1: -a, -rp, -C, -c, -t, ...) or\n        script file, a TG per flow, run as 'run' runs an IDF (--idf: print\n        it). mtgctl's own options are long ones (Documentation/mtgctl.rst).",
+	  itgsend_options, &itgsend_defaults, sizeof(struct itgsend_opts), "",
+	  0, 0, run_itgsend },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -426,7 +464,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | itgsend }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -456,7 +494,9 @@ static void usage(FILE *out)
 		"  sudo mtgctl recv --key tsp.key --out /var/lib/mtg\n"
 		"  mtgctl show\n"
 		"  mtgctl show tg 3:1 --json | jq '.[0].sent'\n"
-		"  mtgctl monitor\n");
+		"  mtgctl monitor\n"
+		"  mtgctl itgsend -a 10.0.0.2 -rp 9001 -C 100 -c 512 -t 5000 --idf\n"
+		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n");
 }
 
 /*
@@ -466,7 +506,7 @@ static void usage(FILE *out)
 static int parse_options(const struct command *c, int argc, char **argv,
 			 void *opts, int *first)
 {
-	struct option longopts[16];
+	struct option longopts[24];
 	const struct prog_option *o;
 	char shorts[40] = ":h";
 	const char *why;
@@ -474,7 +514,7 @@ static int parse_options(const struct command *c, int argc, char **argv,
 	uint64_t v;
 
 	memcpy(opts, c->defaults, c->size);
-	for (o = c->options; o->name && n < 14; o++, n++) {
+	for (o = c->options; o->name && n < 22; o++, n++) {
 		longopts[n].name = o->name;
 		longopts[n].has_arg = o->type == OPT_BOOL ? no_argument :
 			required_argument;
@@ -558,6 +598,50 @@ static int parse_options(const struct command *c, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * A command that takes another tool's options (itgsend: ITGSend's, all
+ * single-dash): mtgctl's own are the --long ones (with the value after
+ * those that take one), parsed as any command's; the rest go on as they
+ * are, in their order.
+ */
+static int run_foreign(const struct command *c, int argc, char **argv,
+		       void *opts)
+{
+	const struct prog_option *o;
+	char **own, **rest;
+	int i, nown = 1, nrest = 0, first, ret = EXIT_ERROR;
+	size_t len;
+
+	own = calloc((size_t)argc + 1, sizeof(*own));
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!own || !rest) {
+		pr_err("out of memory\n");
+		goto out;
+	}
+	own[0] = argv[0];
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) || !argv[i][2]) {
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		own[nown++] = argv[i];
+		len = strcspn(argv[i] + 2, "=");
+		for (o = c->options; o->name; o++)
+			if (strlen(o->name) == len &&
+			    !strncmp(o->name, argv[i] + 2, len))
+				break;
+		if (o->name && o->type != OPT_BOOL && !argv[i][2 + len] &&
+		    i + 1 < argc)
+			own[nown++] = argv[++i];
+	}
+	if (!parse_options(c, nown, own, opts, &first))
+		ret = c->run(nrest, rest, opts);
+out:
+	free(own);
+	free(rest);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -573,6 +657,7 @@ int main(int argc, char **argv)
 		struct reflect_opts reflect;
 		struct show_opts show;
 		struct monitor_opts monitor;
+		struct itgsend_opts itgsend;
 	} opts;
 	int first;
 
@@ -590,7 +675,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, itgsend)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}
@@ -605,6 +690,9 @@ int main(int argc, char **argv)
 		pr_err("unknown command '%s' (see 'mtgctl help')\n", argv[1]);
 		return EXIT_ERROR;
 	}
+	/* its single-dash words are ITGSend's */
+	if (c->run == run_itgsend)
+		return run_foreign(c, argc - 1, argv + 1, &opts);
 	if (parse_options(c, argc - 1, argv + 1, &opts, &first))
 		return EXIT_ERROR;
 	return c->run(argc - 1 - first, argv + 1 + first, &opts);
