@@ -15,6 +15,7 @@ as measured."""
 
 import json
 import math
+import pathlib
 import re
 import shutil
 import subprocess
@@ -445,3 +446,15 @@ def test_real_itgsend_uniform_sizes(mtgctl, tmp_path, netns_ok):
     assert z < 3.29, (ditg_mean, mtg_mean)
     for mean in (ditg_mean, mtg_mean):
         assert abs(mean - 199.5) / (sd / math.sqrt(n)) < 3.29
+
+
+def test_the_example_of_mtgctl_rst(mtgctl, tmp_path):
+    """Documentation/mtgctl.rst's itgsend example prints what it shows."""
+    page = (pathlib.Path(__file__).resolve().parents[2] /
+            "Documentation" / "mtgctl.rst").read_text()
+    block = re.search(r"\n      \$ mtgctl itgsend (.*?) --idf\n(.*?)\n\n(?=\S)",
+                      page, re.S)
+    shown = textwrap.dedent(block.group(2))
+    r = itgsend(mtgctl, *block.group(1).split(), "--idf", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == shown + "\n"
