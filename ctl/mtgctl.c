@@ -74,13 +74,16 @@ static const struct prog_option table_options[] = {
 
 #define KEEP_HELP "the keep ring's bytes (payloads, wrong bits' positions kept), a power of two from 65536 to 268435456"
 
-static const struct run_opts run_defaults = {
-	.rx.ring = RX_RING_DEFAULT,
-	.rx.device = MTG_DEVICE_PATH,
-	.rx.keep_ring = KEEP_RING_RUN,
-	.start_delay = 1000000000ULL,
-	.drain = 1000000000ULL,
-};
+/* run's defaults, itgsend's too */
+#define RUN_DEFAULTS {				\
+	.rx.ring = RX_RING_DEFAULT,		\
+	.rx.device = MTG_DEVICE_PATH,		\
+	.rx.keep_ring = KEEP_RING_RUN,		\
+	.start_delay = 1000000000ULL,		\
+	.drain = 1000000000ULL,			\
+}
+
+static const struct run_opts run_defaults = RUN_DEFAULTS;
 
 /*
  * run's options, which itgsend takes too: S the options' structure, M the
@@ -347,13 +350,7 @@ static int run_monitor(int nargs, char **args, const void *opts)
 	return cmd_monitor(opts);
 }
 
-static const struct itgsend_opts itgsend_defaults = {
-	.run.rx.ring = RX_RING_DEFAULT,
-	.run.rx.device = MTG_DEVICE_PATH,
-	.run.rx.keep_ring = KEEP_RING_RUN,
-	.run.start_delay = 1000000000ULL,
-	.run.drain = 1000000000ULL,
-};
+static const struct itgsend_opts itgsend_defaults = { .run = RUN_DEFAULTS };
 
 /* -o is ITGSend's (packet sizes): --output only. */
 static const struct prog_option itgsend_options[] = {
