@@ -116,7 +116,7 @@ static const char *idt_name(enum idt k)
 	return names[k];
 }
 
-/* The flow's TG; over: the bytes a frame adds to the UDP payload. */
+/* The flow's TG, each line saying which option it comes from. */
 static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 		     const char *key)
 {
