@@ -78,47 +78,57 @@ static const struct prog_option table_options[] = {
 
 #define KEEP_HELP "the keep ring's bytes (payloads, wrong bits' positions kept), a power of two from 65536 to 268435456"
 
-static const struct run_opts run_defaults = {
-	.rx.ring = RX_RING_DEFAULT,
-	.rx.device = MTG_DEVICE_PATH,
-	.rx.keep_ring = KEEP_RING_RUN,
-	.start_delay = 1000000000ULL,
-	.drain = 1000000000ULL,
-};
+/* run's defaults, itgsend's too */
+#define RUN_DEFAULTS {				\
+	.rx.ring = RX_RING_DEFAULT,		\
+	.rx.device = MTG_DEVICE_PATH,		\
+	.rx.keep_ring = KEEP_RING_RUN,		\
+	.start_delay = 1000000000ULL,		\
+	.drain = 1000000000ULL,			\
+}
+
+static const struct run_opts run_defaults = RUN_DEFAULTS;
+
+/*
+ * run's options, which itgsend takes too: S the options' structure, M the
+ * path to its struct run_opts ("" or "run."), OUT -o's letter or 0.
+ */
+#define RUN_OPTIONS(S, M, OUT)					\
+	DEFINE_OPTION("batch", OPT_BOOL, S, M rx.batch, \
+		      .help = "plain progress lines, no dashboard (implied when stdin or stdout is not a terminal)"), \
+	DEFINE_OPTION("json-stream", OPT_BOOL, S, M rx.json_stream, \
+		      .help = "a JSON object a second on stdout (and one at the end); other lines go to stderr"), \
+	DEFINE_OPTION("output", OPT_STRING, S, M rx.output, \
+		      .short_name = OUT, .metavar = "RECORDING", \
+		      .help = "record what comes back on the IDF's 'listen' interfaces there (overrides 'out')"), \
+	DEFINE_OPTION("force", OPT_BOOL, S, M rx.force, \
+		      .help = "replace an existing recording"), \
+	DEFINE_OPTION("json", OPT_STRING, S, M rx.json, \
+		      .metavar = "SUMMARY.json", \
+		      .help = "write the run's summary there (atomically)"), \
+	DEFINE_OPTION("start-delay", OPT_SECONDS, S, M start_delay, \
+		      .metavar = "TIME", \
+		      .help = "T0 is now plus TIME (seconds, or ns/us/ms/s); default 1"), \
+	DEFINE_OPTION("drain", OPT_SECONDS, S, M drain, \
+		      .metavar = "TIME", \
+		      .help = "when listening, go on receiving for TIME after the TGs end; default 1"), \
+	DEFINE_OPTION("ring", OPT_COUNT, S, M rx.ring, \
+		      .metavar = "RECORDS", .help = RING_HELP, \
+		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX, \
+		      .pow2 = true), \
+	DEFINE_OPTION("device", OPT_STRING, S, M rx.device, \
+		      .metavar = "PATH", \
+		      .help = "the module's device; default " MTG_DEVICE_PATH), \
+	DEFINE_OPTION("commands", OPT_BOOL, S, M commands, \
+		      .help = "take commands (ctrl, start, kill, ...) one a line on stdin; no dashboard"), \
+	DEFINE_OPTION("keep-ring", OPT_COUNT, S, M rx.keep_ring, \
+		      .metavar = "BYTES", \
+		      .help = KEEP_HELP "; default 16777216, when a TG has 'keep'", \
+		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX, \
+		      .pow2 = true)
 
 static const struct prog_option run_options[] = {
-	DEFINE_OPTION("batch", OPT_BOOL, struct run_opts, rx.batch,
-		      .help = "plain progress lines, no dashboard (implied when stdin or stdout is not a terminal)"),
-	DEFINE_OPTION("json-stream", OPT_BOOL, struct run_opts, rx.json_stream,
-		      .help = "a JSON object a second on stdout (and one at the end); other lines go to stderr"),
-	DEFINE_OPTION("output", OPT_STRING, struct run_opts, rx.output,
-		      .short_name = 'o', .metavar = "RECORDING",
-		      .help = "record what comes back on the IDF's 'listen' interfaces there (overrides 'out')"),
-	DEFINE_OPTION("force", OPT_BOOL, struct run_opts, rx.force,
-		      .help = "replace an existing recording"),
-	DEFINE_OPTION("json", OPT_STRING, struct run_opts, rx.json,
-		      .metavar = "SUMMARY.json",
-		      .help = "write the run's summary there (atomically)"),
-	DEFINE_OPTION("start-delay", OPT_SECONDS, struct run_opts, start_delay,
-		      .metavar = "TIME",
-		      .help = "T0 is now plus TIME (seconds, or ns/us/ms/s); default 1"),
-	DEFINE_OPTION("drain", OPT_SECONDS, struct run_opts, drain,
-		      .metavar = "TIME",
-		      .help = "when listening, go on receiving for TIME after the TGs end; default 1"),
-	DEFINE_OPTION("ring", OPT_COUNT, struct run_opts, rx.ring,
-		      .metavar = "RECORDS", .help = RING_HELP,
-		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX,
-		      .pow2 = true),
-	DEFINE_OPTION("device", OPT_STRING, struct run_opts, rx.device,
-		      .metavar = "PATH",
-		      .help = "the module's device; default " MTG_DEVICE_PATH),
-	DEFINE_OPTION("commands", OPT_BOOL, struct run_opts, commands,
-		      .help = "take commands (ctrl, start, kill, ...) one a line on stdin; no dashboard"),
-	DEFINE_OPTION("keep-ring", OPT_COUNT, struct run_opts, rx.keep_ring,
-		      .metavar = "BYTES",
-		      .help = KEEP_HELP "; default 16777216, when a TG has 'keep'",
-		      .min = MTG_KEEP_BYTES_MIN, .max = MTG_KEEP_BYTES_MAX,
-		      .pow2 = true),
+	RUN_OPTIONS(struct run_opts, , 'o'),
 	DEFINE_OPTION("log", OPT_STRING, struct run_opts, rx.log,
 		      .metavar = "ADDR[:PORT]", .help = LOG_HELP),
 	DEFINE_OPTION("log-udp", OPT_BOOL, struct run_opts, rx.log_udp,
@@ -403,6 +413,27 @@ static int run_monitor(int nargs, char **args, const void *opts)
 	return cmd_monitor(opts);
 }
 
+static const struct itgsend_opts itgsend_defaults = { .run = RUN_DEFAULTS };
+
+/* -o is ITGSend's (packet sizes): --output only. */
+static const struct prog_option itgsend_options[] = {
+	DEFINE_OPTION("idf", OPT_BOOL, struct itgsend_opts, idf,
+		      .help = "print the IDF the options make and exit (no module needed)"),
+	DEFINE_OPTION("dev", OPT_STRING, struct itgsend_opts, dev,
+		      .metavar = "IFACE",
+		      .help = "the interface every flow leaves through where it has no -i; default: the route to its -a"),
+	DEFINE_OPTION("key", OPT_STRING, struct itgsend_opts, key,
+		      .metavar = "FILE",
+		      .help = "TSP's key: each flow is agreed with the mtgctl recv at its -Sda (default -a), -Sdp (default 9000)"),
+	RUN_OPTIONS(struct itgsend_opts, run., 0),
+	END_OPTIONS
+};
+
+static int run_itgsend(int nargs, char **args, const void *opts)
+{
+	return cmd_itgsend(nargs, args, opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -452,6 +483,10 @@ static const struct command commands[] = {
 	  "The log server: take the records that listen, run and recv send with\n        --log from clients holding the key, over TCP or UDP (--udp, losses\n        counted), into DIR/RUNID-HOST.mtgrec (Documentation/tsp.rst).",
 	  logd_options, &logd_defaults, sizeof(struct logd_opts), "",
 	  0, 0, run_logd },
+	{ "itgsend", "[ITGSEND-OPTIONS... | SCRIPT [-x [FILE]]] [--idf] [--dev IFACE] [--key FILE] [--batch | --json-stream] [--output RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands]",
+	  "ITGSend's command line (D-ITG 2.8.1: -a, -rp, -C, -c, -t, ...) or\n        script file, a TG per flow, run as 'run' runs an IDF (--idf: print\n        it). mtgctl's own options are long ones (Documentation/mtgctl.rst).",
+	  itgsend_options, &itgsend_defaults, sizeof(struct itgsend_opts), "",
+	  0, 0, run_itgsend },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -493,7 +528,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd | itgsend }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -524,7 +559,9 @@ static void usage(FILE *out)
 		"  mtgctl show\n"
 		"  mtgctl show tg 3:1 --json | jq '.[0].sent'\n"
 		"  mtgctl monitor\n"
-		"  mtgctl logd --key tsp.key --out /var/log/mtg --udp\n");
+		"  mtgctl logd --key tsp.key --out /var/log/mtg --udp\n"
+		"  mtgctl itgsend -a 10.0.0.2 -rp 9001 -C 100 -c 512 -t 5000 --idf\n"
+		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n");
 }
 
 /*
@@ -626,6 +663,50 @@ static int parse_options(const struct command *c, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * A command that takes another tool's options (itgsend: ITGSend's, all
+ * single-dash): mtgctl's own are the --long ones (with the value after
+ * those that take one), parsed as any command's; the rest go on as they
+ * are, in their order.
+ */
+static int run_foreign(const struct command *c, int argc, char **argv,
+		       void *opts)
+{
+	const struct prog_option *o;
+	char **own, **rest;
+	int i, nown = 1, nrest = 0, first, ret = EXIT_ERROR;
+	size_t len;
+
+	own = calloc((size_t)argc + 1, sizeof(*own));
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!own || !rest) {
+		pr_err("out of memory\n");
+		goto out;
+	}
+	own[0] = argv[0];
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) || !argv[i][2]) {
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		own[nown++] = argv[i];
+		len = strcspn(argv[i] + 2, "=");
+		for (o = c->options; o->name; o++)
+			if (strlen(o->name) == len &&
+			    !strncmp(o->name, argv[i] + 2, len))
+				break;
+		if (o->name && o->type != OPT_BOOL && !argv[i][2 + len] &&
+		    i + 1 < argc)
+			own[nown++] = argv[++i];
+	}
+	if (!parse_options(c, nown, own, opts, &first))
+		ret = c->run(nrest, rest, opts);
+out:
+	free(own);
+	free(rest);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -642,6 +723,7 @@ int main(int argc, char **argv)
 		struct show_opts show;
 		struct monitor_opts monitor;
 		struct logd_opts logd;
+		struct itgsend_opts itgsend;
 	} opts;
 	int first;
 
@@ -659,7 +741,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd, itgsend)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}
@@ -674,6 +756,9 @@ int main(int argc, char **argv)
 		pr_err("unknown command '%s' (see 'mtgctl help')\n", argv[1]);
 		return EXIT_ERROR;
 	}
+	/* its single-dash words are ITGSend's */
+	if (c->run == run_itgsend)
+		return run_foreign(c, argc - 1, argv + 1, &opts);
 	if (parse_options(c, argc - 1, argv + 1, &opts, &first))
 		return EXIT_ERROR;
 	return c->run(argc - 1 - first, argv + 1 + first, &opts);

@@ -118,10 +118,20 @@ struct monitor_opts {
 	bool json;		/* a JSON object per notification */
 };
 
+/* itgsend: ITGSend's command line into TGs, run as `run` runs them. */
+struct itgsend_opts {
+	struct run_opts run;
+	bool idf;		/* print the IDF and exit: no module */
+	const char *dev;	/* the TGs' interface; NULL: -i, else the route */
+	const char *key;	/* TSP's key: each flow asks its receiver */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
 int cmd_run(const char *file, const struct run_opts *o);
+/* Run IDF text made by a program, named name in messages (itgsend). */
+int cmd_run_text(const char *name, const char *text, const struct run_opts *o);
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o);
 int cmd_replay(const char *file, bool play);
 int cmd_recv(const struct recv_opts *o);
@@ -130,5 +140,6 @@ int cmd_probe(int nargs, char **args, const struct probe_opts *o);
 int cmd_reflect(int nargs, char **args, const struct reflect_opts *o);
 int cmd_show(int nargs, char **args, const struct show_opts *o);
 int cmd_monitor(const struct monitor_opts *o);
+int cmd_itgsend(int nargs, char **args, const struct itgsend_opts *o);
 
 #endif /* MTGCTL_CMD_H */

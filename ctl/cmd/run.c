@@ -519,7 +519,8 @@ static int listen_all(struct run *r)
 	return err;
 }
 
-int cmd_run(const char *file, const struct run_opts *o)
+/* file's IDF, or text (named file) when not NULL: `mtgctl itgsend`'s. */
+static int run_idf(const char *file, const char *text, const struct run_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct run r = { .o = o, .file = file, .dev = { .fd = -1 } };
@@ -536,7 +537,7 @@ int cmd_run(const char *file, const struct run_opts *o)
 		pr_err("out of memory\n");
 		return EXIT_ERROR;
 	}
-	ret = idf_load(&r.f, file);
+	ret = text ? idf_load_text(&r.f, file, text) : idf_load(&r.f, file);
 	if (ret && ret != -EINVAL) {
 		pr_err("cannot read %s: %s\n", file, strerror(-ret));
 		goto out;
@@ -644,4 +645,14 @@ err_abandon:
 out:
 	cleanup(&r);
 	return rc;
+}
+
+int cmd_run(const char *file, const struct run_opts *o)
+{
+	return run_idf(file, NULL, o);
+}
+
+int cmd_run_text(const char *name, const char *text, const struct run_opts *o)
+{
+	return run_idf(name, text, o);
 }

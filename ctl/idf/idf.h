@@ -346,6 +346,8 @@ struct idf_file {
  * does (see diags), another -errno if it cannot be read.
  */
 int idf_load(struct idf_file *f, const char *path);
+/* The same, of text made by a program (itgsend); name names it in errors. */
+int idf_load_text(struct idf_file *f, const char *name, const char *text);
 int idf_parse(struct idf_file *f, FILE *in);
 int idf_validate(struct idf_file *f);
 void idf_free(struct idf_file *f);

@@ -582,19 +582,12 @@ static int read_file(const char *path, bool regular, char **text,
 	return err;
 }
 
-int idf_load(struct idf_file *f, const char *path)
+/* f's text, read: parse and validate it. */
+static int load_text(struct idf_file *f)
 {
-	const char *why;
 	FILE *in;
 	int err;
 
-	memset(f, 0, sizeof(*f));
-	f->name = strdup(path);
-	if (!f->name)
-		return -ENOMEM;
-	err = read_file(path, false, &f->text, &f->text_len, &why);
-	if (err)
-		return err;
 	if (f->text_len) {
 		in = fmemopen(f->text, f->text_len, "r");
 		if (!in)
@@ -605,6 +598,30 @@ int idf_load(struct idf_file *f, const char *path)
 			return err;
 	}
 	return idf_validate(f) ? -EINVAL : 0;
+}
+
+int idf_load(struct idf_file *f, const char *path)
+{
+	const char *why;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(path);
+	if (!f->name)
+		return -ENOMEM;
+	err = read_file(path, false, &f->text, &f->text_len, &why);
+	return err ? err : load_text(f);
+}
+
+int idf_load_text(struct idf_file *f, const char *name, const char *text)
+{
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	f->text = strdup(text);
+	if (!f->name || !f->text)
+		return -ENOMEM;
+	f->text_len = strlen(text);
+	return load_text(f);
 }
 
 void idf_free(struct idf_file *f)

@@ -9,6 +9,8 @@
 #include <ifaddrs.h>
 #include <limits.h>
 #include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -424,4 +426,74 @@ int iface_index(int netns_fd, const char *netns, const char *dev,
 	struct dev_lookup l = { dev, ifindex };
 
 	return in_netns(netns_fd, netns, lookup_dev, &l);
+}
+
+/*
+ * What `ip route get DST` asks: RTM_GETROUTE with RTA_DST, in our
+ * namespace; the answer's RTA_OIF is the interface.
+ */
+int route_dev(const struct idf_addr *dst, char *dev)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		char attrs[64];
+	} req = { 0 };
+	union {
+		struct nlmsghdr nh;
+		char buf[8192];
+	} ans;
+	size_t alen = dst->family == AF_INET6 ? 16 : 4;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct rtattr *a;
+	struct nlmsghdr *nh;
+	uint32_t oif = 0;
+	ssize_t n;
+	int fd, len, err = 0;
+
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rt));
+	req.nh.nlmsg_type = RTM_GETROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.rt.rtm_family = (unsigned char)dst->family;
+	req.rt.rtm_dst_len = (unsigned char)(alen * 8);
+	a = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+	a->rta_type = RTA_DST;
+	a->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(a), dst->addr, alen);
+	req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(a->rta_len);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = recv(fd, &ans, sizeof(ans), 0);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (nh = &ans.nh; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+			err = e->error ? e->error : -ENETUNREACH;
+			goto out;
+		}
+		if (nh->nlmsg_type != RTM_NEWROUTE)
+			continue;
+		len = (int)RTM_PAYLOAD(nh);
+		for (a = RTM_RTA(NLMSG_DATA(nh)); RTA_OK(a, len);
+		     a = RTA_NEXT(a, len))
+			if (a->rta_type == RTA_OIF &&
+			    RTA_PAYLOAD(a) >= sizeof(oif))
+				memcpy(&oif, RTA_DATA(a), sizeof(oif));
+	}
+	if (!oif || !if_indextoname(oif, dev))
+		err = oif ? -errno : -ENETUNREACH;
+out:
+	close(fd);
+	return err;
 }

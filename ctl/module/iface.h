@@ -76,6 +76,12 @@ int iface_resolve(int netns_fd, const char *netns, const struct idf_tg *tg,
 		  uint32_t *ifindex, struct idf_addr *src,
 		  struct idf_addr *dst);
 
+/*
+ * The interface the route to dst leaves through in our namespace, as `ip
+ * route get` finds it (IF_NAMESIZE bytes); 0 or -errno (not reported).
+ */
+int route_dev(const struct idf_addr *dst, char *dev);
+
 /* An interface the session listens on (`listen`, `mtgctl listen`). */
 struct listen_dev {
 	struct idf_listen l;	/* dev, netns */
