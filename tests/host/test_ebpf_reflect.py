@@ -18,6 +18,7 @@ test_ebpf_probe.py.
 
 import json
 import os
+import re
 import socket
 import statistics
 import struct
@@ -411,7 +412,7 @@ LOSSY_FRAMES = 60
 def netem_dropped(ns, dev):
     out = run("ip", "netns", "exec", ns, "tc", "-s", "qdisc", "show", "dev",
               dev).stdout
-    return int(out.split(" dropped ")[1].split(",")[0])
+    return int(re.search(r"\(dropped (\d+),", out).group(1))
 
 
 def test_lost_both_ways(mtgctl):
@@ -424,6 +425,9 @@ def test_lost_both_ways(mtgctl):
     try:
         snd, refl = p.addr[4]
         reflect("attach", f"x0@{p.ns['x']}", "--slot", str(SLOT))
+        # (r1's passes the reflections on: veth's XDP_TX needs a program
+        # on the peer, Documentation/ebpf.rst)
+        reflect("attach", f"r1@{p.ns['r']}", "--slot", str(SLOT))
         for seq in range(LOSSY_FRAMES):
             tx = time.clock_gettime_ns(time.CLOCK_TAI)
             h = wire.MtgHeader(magic=abi.HDR_MAGIC, version=abi.HDR_VERSION,
