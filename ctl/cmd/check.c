@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "idf/idf.h"
 #include "idf/units.h"
+#include "traffic/lengths.h"
 #include "traffic/tables.h"
 #include "traffic/tg_json.h"
 #include "util/jw.h"
@@ -63,6 +64,26 @@ static void print_dist_params(const struct idf_tg *tg)
 }
 
 /*
+ * pkts LAW: the law, the bounds, the mean as sent, and how many of the
+ * table's lengths were clamped to the bounds.
+ */
+static void print_len_law(const struct idf_tg *tg, const struct tt *tt)
+{
+	unsigned int i, n = idf_len_law_nparams(tg->len_law);
+
+	printf("  pkts %s", idf_len_law_name(tg->len_law));
+	for (i = 0; i < n; i++)
+		printf(" %.9g", tg->len_param[i]);
+	if (tg->len_plus)
+		printf(" plus %" PRIu32, tg->len_plus);
+	printf(" within %" PRIu32 " %" PRIu32 ", mean %.1f bytes",
+	       len_lowest(tg), tg->len_max, len_mean(tg));
+	printf(", %" PRIu64 " of %zu clamped (%.2f%%)\n  ", tt->len_clamped,
+	       tt->len, tt->len ? 100.0 * (double)tt->len_clamped /
+	       (double)tt->len : 0);
+}
+
+/*
  * pkts and thro or inta; where the model draws the lengths or the gaps
  * itself (trace, pcap, D-ITG's), what its table holds instead.
  */
@@ -73,7 +94,9 @@ static void print_lengths_and_gaps(const struct idf_tg *tg,
 	double sum = 0;
 	size_t i;
 
-	if (!idf_dist_sets_lengths(tg->dist)) {
+	if (!idf_dist_sets_lengths(tg->dist) && tg->pkts == IDF_PKTS_LAW) {
+		print_len_law(tg, tt);
+	} else if (!idf_dist_sets_lengths(tg->dist)) {
 		if (tg->pkts == IDF_PKTS_VARIABLE)
 			printf("  pkts %" PRIu32 "..%" PRIu32 " bytes  ",
 			       tg->len_min, tg->len_max);

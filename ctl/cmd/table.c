@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "idf/idf.h"
+#include "traffic/lengths.h"
 #include "traffic/tables.h"
 
 /* The binary record; little-endian (the machines mtg runs on). */
@@ -152,6 +153,10 @@ int cmd_table(const char *file, const struct table_opts *o)
 		if (tt->clipped)
 			pr_warn("TG %u: %" PRIu64 " gaps cut to an hour\n",
 				tg->id, tt->clipped);
+		if (tt->len_clamped)
+			pr_warn("TG %u: %" PRIu64 " lengths clamped to %" PRIu32 " .. %" PRIu32 " bytes\n",
+				tg->id, tt->len_clamped, len_lowest(tg),
+				tg->len_max);
 		if (tt->negative)
 			pr_warn("TG %u: %" PRIu64 " fgn slots below 0 packets, made 0\n",
 				tg->id, tt->negative);

@@ -209,6 +209,8 @@ void param_desc(const struct model *m, unsigned int i, char *desc,
 		[P_POS] = "a number above 0",
 		[P_RATIO] = "a number, 1 or more",
 		[P_HURST] = "a number between 0 and 1 (exclusive)",
+		[P_BYTES] = "a number of bytes, 0 or more",
+		[P_BYTES_POS] = "a number of bytes above 0",
 	};
 
 	snprintf(desc, size, "%s's %s, %s", m->name, m->pname[i],
@@ -236,7 +238,8 @@ int arg_param(struct parser *p, const struct tok *t,
 		*v = strtod(t->s, &end);
 		ok = !errno && !*end && end != t->s && isfinite(*v) &&
 			(isdigit((unsigned char)t->s[0]) || t->s[0] == '.');
-		ok = ok && (k == P_POS ? *v > 0 : k == P_RATIO ? *v >= 1 :
+		ok = ok && (k == P_POS || k == P_BYTES_POS ? *v > 0 :
+			    k == P_BYTES ? *v >= 0 : k == P_RATIO ? *v >= 1 :
 			    *v > 0 && *v < 1);
 	}
 	return ok ? 0 : expected(p, t, desc, why ? why : negative(t->s));

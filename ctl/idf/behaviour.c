@@ -544,7 +544,8 @@ void validate_behaviour_tg(struct idf_file *f, struct idf_tg *tg)
 		const struct idf_tg *m = &b->cat[c].model;
 
 		if (!idf_has(m, IDF_KW_pkts) || (m->bad & IDF_KW_BIT(IDF_KW_pkts)) ||
-		    m->len_min >= min_len || m->pkts == IDF_PKTS_COMPUTED)
+		    m->len_min >= min_len || m->pkts == IDF_PKTS_COMPUTED ||
+		    (m->pkts == IDF_PKTS_LAW && !m->len_within))
 			continue;
 		error_loc(f, b->builtin ? &tg->loc[IDF_KW_dist] :
 			  &m->loc[IDF_KW_pkts],

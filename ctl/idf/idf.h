@@ -128,7 +128,26 @@ enum idf_dist {
 };
 #define IDF_DIST_PARAMS		3	/* most parameters a model takes */
 
-enum idf_pkts { IDF_PKTS_FIXED, IDF_PKTS_VARIABLE, IDF_PKTS_COMPUTED };
+enum idf_pkts {
+	IDF_PKTS_FIXED,
+	IDF_PKTS_VARIABLE,	/* uniform on len_min .. len_max */
+	IDF_PKTS_COMPUTED,
+	IDF_PKTS_LAW,		/* drawn from len_law, clamped to len_min .. len_max */
+};
+/* The laws `pkts` draws lengths from: the gap models' laws and Poisson's. */
+enum idf_len_law {
+	IDF_LEN_EXPONENTIAL,
+	IDF_LEN_POISSON,
+	IDF_LEN_NORMAL,
+	IDF_LEN_CAUCHY,
+	IDF_LEN_PARETO,
+	IDF_LEN_GAMMA,
+	IDF_LEN_WEIBULL,
+	IDF_LEN_LOGNORMAL,
+	IDF_LEN_LAWS
+};
+/* A law's lengths are clamped to this by default (a standard Ethernet frame). */
+#define IDF_LEN_LAW_MAX		1514
 enum idf_fgn { IDF_FGN_EXACT, IDF_FGN_RMD };
 enum idf_table { IDF_TABLE_LOOP, IDF_TABLE_STREAM };
 enum idf_time {
@@ -195,7 +214,11 @@ struct idf_tg {
 	char dist_file[IDF_PATH_MAX + 1];
 	enum idf_pkts pkts;
 	uint32_t len_max;	/* pkts: bytes at L2 without FCS */
-	uint32_t len_min;
+	uint32_t len_min;	/* a law's: 0 until the smallest frame is known */
+	enum idf_len_law len_law;	/* pkts LAW: the law, its parameters */
+	double len_param[2];		/* in bytes where they are lengths */
+	uint32_t len_plus;		/* bytes added to each draw (`plus`) */
+	bool len_within;		/* len_min .. len_max given (`within`) */
 	uint64_t inta_min;	/* nanoseconds */
 	uint64_t inta_max;	/* nanoseconds */
 	uint64_t thro_req;	/* bit/s */
@@ -377,10 +400,20 @@ static inline bool idf_has(const struct idf_tg *tg, enum idf_kw kw)
 	return tg->set & (IDF_KW_BIT(kw));
 }
 
+/* Are the TG's lengths drawn (`pkts variable`, `pkts LAW`)? */
+static inline bool idf_len_drawn(const struct idf_tg *tg)
+{
+	return tg->pkts == IDF_PKTS_VARIABLE || tg->pkts == IDF_PKTS_LAW;
+}
+
 /* Names of the values, as the IDF writes them. */
 const char *idf_dist_name(enum idf_dist d);
 const char *idf_patt_name(enum idf_patt p);
 const char *idf_pkts_name(enum idf_pkts k);
+/* pkts LAW: the law's name, its parameters' number and names */
+const char *idf_len_law_name(enum idf_len_law l);
+unsigned int idf_len_law_nparams(enum idf_len_law l);
+const char *idf_len_law_param(enum idf_len_law l, unsigned int i);
 const char *idf_data_name(enum idf_data d);
 /* The DSCP `data` gives when neither `tos` nor `cos` does (RFC 4594). */
 uint8_t idf_data_dscp(enum idf_data d);

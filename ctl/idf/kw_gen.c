@@ -3,6 +3,7 @@
  * The keywords of what a TG sends and when: the model, lengths, rate,
  * times, count, payload, seed, table, control messages, what is kept.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,9 +110,90 @@ int parse_dist(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
+/* A length law's name, or -1. */
+static int len_law_lookup(const char *s)
+{
+	int i;
+
+	for (i = 0; i < IDF_LEN_LAWS; i++)
+		if (!strcmp(s, len_laws[i].name))
+			return i;
+	return -1;
+}
+
+/* MIN MAX into len_min, len_max (what: the words, for the error). */
+static int len_min_max(struct parser *p, struct idf_tg *tg, const char *what)
+{
+	struct tok *t = need(p, "the smallest length in bytes");
+
+	if (!t || arg_len(p, t, &tg->len_min))
+		return -1;
+	t = need(p, "the largest length in bytes");
+	if (!t || arg_len(p, t, &tg->len_max))
+		return -1;
+	if (tg->len_min > tg->len_max) {
+		error_at(p->f, p->line, t->col, "%s: MIN %u is above MAX %u",
+			 what, tg->len_min, tg->len_max);
+		return -1;
+	}
+	return 0;
+}
+
+/* The words `pkts` takes first, for its errors. */
+#define WHAT_PKTS	"a length in bytes, 'fixed', 'variable', 'computed', " \
+	"'uniform' or a law: exponential, poisson, normal, cauchy, pareto, " \
+	"gamma, weibull, lognormal"
+
+/*
+ * pkts LAW PARAM... [plus BYTES] [within MIN MAX]: each length the law's
+ * draw rounded down, plus BYTES, clamped to MIN .. MAX.
+ */
+static int parse_len_law(struct parser *p, struct idf_tg *tg, int law)
+{
+	const struct model *m = &len_laws[law];
+	struct tok *t;
+	unsigned int i;
+	uint64_t v;
+
+	tg->pkts = IDF_PKTS_LAW;
+	tg->len_law = (enum idf_len_law)law;
+	tg->len_plus = 0;
+	tg->len_within = false;
+	tg->len_min = 0;	/* the smallest frame: validate_tg() */
+	tg->len_max = IDF_LEN_LAW_MAX;
+	memset(tg->len_param, 0, sizeof(tg->len_param));
+	for (i = 0; i < m->nparam; i++) {
+		char what[128];
+
+		param_desc(m, i, what, sizeof(what));
+		t = need(p, what);
+		if (!t || arg_param(p, t, m, i, &tg->len_param[i]))
+			return -1;
+	}
+	/* words, which maybe() leaves (as fgn's rmd and exact) */
+	while (p->pos < p->ntok && (!strcmp(p->toks[p->pos].s, "plus") ||
+				    !strcmp(p->toks[p->pos].s, "within"))) {
+		t = &p->toks[p->pos++];
+		if (!strcmp(t->s, "plus")) {
+			t = need(p, "the bytes added to each draw");
+			if (!t || arg_uint(p, t, 0, IDF_LEN_MAX,
+					   "the bytes added to each draw, 0 .. 9018",
+					   &v))
+				return -1;
+			tg->len_plus = (uint32_t)v;
+		} else {
+			if (len_min_max(p, tg, "'within MIN MAX'"))
+				return -1;
+			tg->len_within = true;
+		}
+	}
+	return 0;
+}
+
 int parse_pkts(struct parser *p, struct idf_tg *tg)
 {
 	struct tok *t = need(p, WHAT_LEN), *m;
+	int law;
 
 	if (!t)
 		return -1;
@@ -121,12 +203,32 @@ int parse_pkts(struct parser *p, struct idf_tg *tg)
 		tg->pkts = IDF_PKTS_COMPUTED;
 		return 0;
 	}
+	law = len_law_lookup(t->s);
+	if (law >= 0)
+		return parse_len_law(p, tg, law);
+	if (!strcmp(t->s, "uniform") || !strcmp(t->s, "random")) {
+		const char *word = t->s;
+
+		/* as the gaps' uniform: MIN first */
+		tg->pkts = IDF_PKTS_VARIABLE;
+		return len_min_max(p, tg, strcmp(word, "random") ?
+				   "'pkts uniform MIN MAX'" :
+				   "'pkts random MIN MAX'");
+	}
+	if (model_lookup(t->s) >= 0 && strcmp(t->s, "fixed")) {
+		error_at(p->f, p->line, t->col,
+			 "'pkts %s': '%s' draws departures, not lengths; 'pkts' takes %s",
+			 t->s, t->s, WHAT_PKTS);
+		return -1;
+	}
 	if (!strcmp(t->s, "fixed") || !strcmp(t->s, "variable")) {
 		if (t->s[0] == 'v')
 			tg->pkts = IDF_PKTS_VARIABLE;
 		t = need(p, WHAT_LEN);
 		if (!t)
 			return -1;
+	} else if (isalpha((unsigned char)t->s[0])) {
+		return expected(p, t, WHAT_PKTS, NULL);
 	}
 	if (arg_len(p, t, &tg->len_max))
 		return -1;

@@ -49,6 +49,29 @@ const struct model models[IDF_DIST_COUNT] = {
 };
 
 /*
+ * The laws of `pkts LAW`, by enum idf_len_law: the gap models' laws with
+ * their parameters in bytes, and Poisson's (D-ITG's -o), a law of counts.
+ */
+const struct model len_laws[IDF_LEN_LAWS] = {
+	[IDF_LEN_EXPONENTIAL] = { "exponential", NULL, "MEAN", 1, 1,
+		{ "MEAN" }, { P_BYTES_POS } },
+	[IDF_LEN_POISSON] = { "poisson", NULL, "MEAN", 1, 1,
+		{ "MEAN" }, { P_BYTES_POS } },
+	[IDF_LEN_NORMAL] = { "normal", NULL, "MEAN SD", 2, 2,
+		{ "MEAN", "SD" }, { P_BYTES, P_BYTES_POS } },
+	[IDF_LEN_CAUCHY] = { "cauchy", NULL, "MEDIAN SCALE", 2, 2,
+		{ "MEDIAN", "SCALE" }, { P_BYTES, P_BYTES_POS } },
+	[IDF_LEN_PARETO] = { "pareto", NULL, "SHAPE SCALE", 2, 2,
+		{ "SHAPE", "SCALE" }, { P_POS, P_BYTES_POS } },
+	[IDF_LEN_GAMMA] = { "gamma", NULL, "SHAPE SCALE", 2, 2,
+		{ "SHAPE", "SCALE" }, { P_POS, P_BYTES_POS } },
+	[IDF_LEN_WEIBULL] = { "weibull", NULL, "SHAPE SCALE", 2, 2,
+		{ "SHAPE", "SCALE" }, { P_POS, P_BYTES_POS } },
+	[IDF_LEN_LOGNORMAL] = { "lognormal", NULL, "MEDIAN SIGMA", 2, 2,
+		{ "MEDIAN", "SIGMA" }, { P_BYTES_POS, P_POS } },
+};
+
+/*
  * D-ITG 2.8.1's VoIP codecs (src/ITGSend/traffic.cpp): bytes per frame,
  * frames per packet, packets per second.
  */
@@ -71,9 +94,26 @@ const char *idf_pkts_name(enum idf_pkts k)
 		[IDF_PKTS_FIXED] = "fixed",
 		[IDF_PKTS_VARIABLE] = "variable",
 		[IDF_PKTS_COMPUTED] = "computed",
+		[IDF_PKTS_LAW] = "law",
 	};
 
-	return k <= IDF_PKTS_COMPUTED ? names[k] : "?";
+	return k <= IDF_PKTS_LAW ? names[k] : "?";
+}
+
+const char *idf_len_law_name(enum idf_len_law l)
+{
+	return l < IDF_LEN_LAWS ? len_laws[l].name : "?";
+}
+
+unsigned int idf_len_law_nparams(enum idf_len_law l)
+{
+	return l < IDF_LEN_LAWS ? len_laws[l].nparam : 0;
+}
+
+const char *idf_len_law_param(enum idf_len_law l, unsigned int i)
+{
+	return l < IDF_LEN_LAWS && i < len_laws[l].nparam ?
+		len_laws[l].pname[i] : NULL;
 }
 
 const char *idf_data_name(enum idf_data d)

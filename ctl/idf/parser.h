@@ -69,6 +69,8 @@ enum param_kind {
 	P_POS,			/* a number above 0 */
 	P_RATIO,		/* a number, 1 or more */
 	P_HURST,		/* a number between 0 and 1 */
+	P_BYTES,		/* a number of bytes, 0 or more */
+	P_BYTES_POS,		/* a number of bytes above 0 */
 };
 
 /*
@@ -86,6 +88,7 @@ struct model {
 	double dflt[IDF_DIST_PARAMS];
 };
 extern const struct model models[IDF_DIST_COUNT];
+extern const struct model len_laws[IDF_LEN_LAWS];
 
 /* The TG being read, or the globals before the first tgid. */
 static inline struct idf_tg *current(struct parser *p)

@@ -8,6 +8,7 @@
 #include "idf/idf.h"
 #include "idf/parser.h"
 #include "traffic/gap.h"
+#include "traffic/lengths.h"
 
 /* `pkts computed`: the length that carries `thro` with one packet per `inta`. */
 static void compute_len(struct idf_file *f, struct idf_tg *tg,
@@ -51,7 +52,7 @@ static void check_wire_rate(struct idf_file *f, const struct idf_tg *tg)
 {
 	uint64_t ok = tg->set & ~tg->bad;
 	/* twice the mean length, and of its bytes on the wire */
-	uint64_t len2 = (uint64_t)tg->len_min + tg->len_max;
+	uint64_t len2 = (uint64_t)llround(2 * len_mean(tg));
 	uint64_t wire2 = len2 + 2 * IDF_WIRE_EXTRA;
 	double wire_ns = wire2 * 4.0 / IDF_WIRE_GBPS;
 	unsigned __int128 gap2;
@@ -85,7 +86,7 @@ static void check_wire_rate(struct idf_file *f, const struct idf_tg *tg)
 		snprintf(tail, sizeof(tail), "'inta' must be %.6g ns at least",
 			 wire_ns);
 	}
-	if (tg->len_min == tg->len_max)
+	if (!idf_len_drawn(tg))
 		snprintf(len_s, sizeof(len_s), "a %u-byte frame", tg->len_max);
 	else
 		snprintf(len_s, sizeof(len_s), "a frame of %.6g bytes on average",
@@ -145,6 +146,8 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  tg->id);
 	if (KNOWN(pkts) && tg->pkts == IDF_PKTS_COMPUTED)
 		compute_len(f, tg, min_len);
+	if (KNOWN(pkts) && tg->pkts == IDF_PKTS_LAW && !tg->len_within)
+		tg->len_min = min_len;
 	if (GIVEN(dist) && !KNOWN(dist)) {
 		/* reported; which model it was to be is unknown */
 	} else if (idf_dist_sets_gaps(tg->dist)) {
@@ -172,8 +175,9 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  v6 ? "IPv4" : "IPv6", v6 ? "IPv6" : "IPv4");
 	if (KNOWN(pkts) && tg->len_min < min_len)
 		error_loc(f, &tg->loc[IDF_KW_pkts],
-			  "TG %u: 'pkts' %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
-			  tg->id, tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
+			  "TG %u: 'pkts'%s %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
+			  tg->id, tg->pkts == IDF_PKTS_LAW ? " within MIN" : "",
+			  tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
 			  v6 ? "IPv6 40" : "IPv4 20");
 	if (KNOWN(pkts) && tg->len_min >= min_len)
 		check_wire_rate(f, tg);

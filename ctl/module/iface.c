@@ -320,9 +320,12 @@ static int check_mtu(const struct idf_tg *tg, const char *where)
 	if (idf_dist_sets_lengths(tg->dist) || dev_mtu(tg->dev, &mtu) ||
 	    tg->len_max <= (uint64_t)mtu + ETH_HLEN)
 		return 0;
-	pr_err("TG %u: 'pkts' %u is above the largest frame '%s' in %s sends, %llu bytes (its MTU %u + Ethernet %u)\n",
-	       tg->id, tg->len_max, tg->dev, where,
-	       (unsigned long long)mtu + ETH_HLEN, mtu, ETH_HLEN);
+	pr_err("TG %u: 'pkts'%s %u is above the largest frame '%s' in %s sends, %llu bytes (its MTU %u + Ethernet %u)%s\n",
+	       tg->id, tg->pkts == IDF_PKTS_LAW ? " within MAX" : "",
+	       tg->len_max, tg->dev, where,
+	       (unsigned long long)mtu + ETH_HLEN, mtu, ETH_HLEN,
+	       tg->pkts == IDF_PKTS_LAW && !tg->len_within ?
+	       ": a law's lengths are clamped to 1514 bytes unless 'within MIN MAX' says otherwise" : "");
 	return -EMSGSIZE;
 }
 

@@ -123,14 +123,16 @@ void beh_next(struct beh_gen *s, struct mtg_tt_entry *e)
 	e->gap_ns = s->at - at;
 }
 
-uint64_t beh_clipped(const struct beh_gen *s)
+void beh_counts(const struct beh_gen *s, uint64_t *clipped,
+		uint64_t *len_clamped)
 {
-	uint64_t n = 0;
 	unsigned int c;
 
-	for (c = 0; c < s->b->ncat; c++)
-		n += s->sub[c].clipped;
-	return n;
+	*clipped = *len_clamped = 0;
+	for (c = 0; c < s->b->ncat; c++) {
+		*clipped += s->sub[c].clipped;
+		*len_clamped += s->sub[c].len_clamped;
+	}
 }
 
 void beh_free(struct beh_gen *s)

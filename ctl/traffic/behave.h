@@ -47,8 +47,9 @@ int beh_init(struct beh_gen *s, const struct idf_tg *tg, char *err,
 	     size_t size);
 /* The next entry; its category is then s->last_cat. */
 void beh_next(struct beh_gen *s, struct mtg_tt_entry *e);
-/* Gaps its categories' models cut to an hour. */
-uint64_t beh_clipped(const struct beh_gen *s);
+/* Gaps its categories' models cut to an hour, lengths clamped. */
+void beh_counts(const struct beh_gen *s, uint64_t *clipped,
+		uint64_t *len_clamped);
 void beh_free(struct beh_gen *s);
 
 /* The TG's typical gap over its categories' shares of time, ns. */

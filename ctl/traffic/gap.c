@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A TG's mean gap, from its rate (gap.h). */
+#include <math.h>
+
 #include "traffic/gap.h"
+#include "traffic/lengths.h"
 
 #define NS_PER_S	1000000000ULL
 
@@ -11,6 +14,11 @@ struct gap gap_asked(const struct idf_tg *tg)
 	 * at most IDF_LEN_MAX bytes, so num stays below 2^47.
 	 */
 	if (idf_has(tg, IDF_KW_thro) && tg->pkts != IDF_PKTS_COMPUTED) {
+		/* a law's mean, whole bytes / 1024: num below 2^57 */
+		if (tg->pkts == IDF_PKTS_LAW)
+			return (struct gap){ (uint64_t)llround(len_mean(tg) *
+					      1024) * 8 * NS_PER_S,
+					     tg->thro_req * 1024 };
 		if (tg->pkts == IDF_PKTS_VARIABLE)
 			return (struct gap){ ((uint64_t)tg->len_min +
 					      tg->len_max) * 4 * NS_PER_S,

@@ -19,6 +19,7 @@
 #include <gsl/gsl_sf_gamma.h>
 
 #include "traffic/gap.h"
+#include "traffic/lengths.h"
 #include "traffic/models.h"
 #include "traffic/rng.h"
 
@@ -441,13 +442,6 @@ static uint64_t drawn_gap(struct model_gen *g, double gap)
 	return (uint64_t)llround(gap);
 }
 
-/* pkts variable: a length uniform on MIN .. MAX. */
-static uint32_t variable_len(struct model_gen *g)
-{
-	return g->tg->len_min + (uint32_t)gsl_rng_uniform_int(g->rng,
-				g->tg->len_max - g->tg->len_min + 1);
-}
-
 /* The model's own entry: the gap to the next departure, the length. */
 static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 {
@@ -469,8 +463,8 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 		e->gap_ns = fixed_gap(g);
 	} else if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP) {
 		*e = g->file[g->k % g->file_len];
-		if (tg->dist == IDF_DIST_PCAP && tg->pkts == IDF_PKTS_VARIABLE)
-			e->len = variable_len(g);
+		if (tg->dist == IDF_DIST_PCAP && idf_len_drawn(tg))
+			e->len = len_draw(g->rng, tg, &g->len_clamped);
 		g->k++;
 		return;
 	} else if (tg->dist == IDF_DIST_FGN) {
@@ -481,8 +475,8 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 	} else {
 		e->gap_ns = drawn_gap(g, gap_draw(g));
 	}
-	if (tg->pkts == IDF_PKTS_VARIABLE)
-		e->len = variable_len(g);
+	if (idf_len_drawn(tg))
+		e->len = len_draw(g->rng, tg, &g->len_clamped);
 	else
 		e->len = tg->len_max;
 	g->k++;

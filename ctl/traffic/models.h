@@ -33,6 +33,7 @@ struct model_gen {
 	uint64_t fix_num, fix_den;	/* a fixed rate's gap, ns: num / den */
 	uint64_t k;		/* entries given */
 	uint64_t clipped;	/* gaps cut to MODEL_GAP_MAX_NS */
+	uint64_t len_clamped;	/* pkts LAW: draws clamped to MIN .. MAX */
 	/* mmpp: the state (0 high, 1 low), time left in it, rates per ns */
 	int state;
 	double left;

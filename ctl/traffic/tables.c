@@ -112,7 +112,7 @@ bool tt_streams(const struct idf_tg *tg)
 		return tg->table == IDF_TABLE_STREAM;
 	if (tg->dist == IDF_DIST_TRACE || tg->dist == IDF_DIST_PCAP)
 		return false;	/* tt_build_model() sizes it by the file */
-	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
+	if (tg->dist == IDF_DIST_FIXED && !idf_len_drawn(tg) &&
 	    !tg->jitter && tg->time != IDF_TIME_POISSON)
 		return false;	/* exact and periodic: nothing to draw */
 	if (tg->count)
@@ -167,6 +167,7 @@ static int tt_build_model(const struct idf_tg *tg, struct tt *tt, char *err,
 	}
 	tt->clipped = g->clipped;
 	tt->negative = g->negative;
+	tt->len_clamped = g->len_clamped;
 	tt->first_ns = g->first_ns;
 	tt->backwards = g->backwards;
 	if (tt->stream) {
@@ -214,7 +215,7 @@ static int tt_build_behaviour(const struct idf_tg *tg, struct tt *tt,
 		tt->period_ns += tt->entries[k].gap_ns;
 		tt->cats[k] = (uint8_t)s->last_cat;
 	}
-	tt->clipped = beh_clipped(s);
+	beh_counts(s, &tt->clipped, &tt->len_clamped);
 	tt->first_ns = s->first_ns;
 	return 0;
 }
@@ -232,7 +233,7 @@ void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e)
 {
 	if (tt->beh && k >= tt->len) {
 		beh_next(tt->beh, e);
-		tt->clipped = beh_clipped(tt->beh);
+		beh_counts(tt->beh, &tt->clipped, &tt->len_clamped);
 		return;
 	}
 	if (!tt->stream || k < tt->len) {
@@ -242,6 +243,7 @@ void tt_entry(struct tt *tt, uint64_t k, struct mtg_tt_entry *e)
 	model_next(tt->gen, e);
 	tt->clipped = tt->gen->clipped;
 	tt->negative = tt->gen->negative;
+	tt->len_clamped = tt->gen->len_clamped;
 }
 
 int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
@@ -249,7 +251,7 @@ int tt_build(const struct idf_tg *tg, struct tt *tt, char *err, size_t size)
 	memset(tt, 0, sizeof(*tt));
 	if (tg->dist == IDF_DIST_BEHAVIOUR)
 		return tt_build_behaviour(tg, tt, err, size);
-	if (tg->dist == IDF_DIST_FIXED && tg->pkts != IDF_PKTS_VARIABLE &&
+	if (tg->dist == IDF_DIST_FIXED && !idf_len_drawn(tg) &&
 	    !tg->jitter && tg->time != IDF_TIME_POISSON && !tt_streams(tg))
 		return tt_build_fixed(tg, tt, err, size);
 	return tt_build_model(tg, tt, err, size);

@@ -44,6 +44,7 @@ struct tt {
 	bool exact;		/* period_ns / len == mean_num / mean_den */
 	uint64_t clipped;	/* gaps cut to an hour (MODEL_GAP_MAX_NS) */
 	uint64_t negative;	/* fgn slots whose count was cut to 0 */
+	uint64_t len_clamped;	/* pkts LAW: lengths clamped to MIN .. MAX */
 	uint64_t first_ns;	/* the first departure after the TG's start */
 	uint64_t backwards;	/* pcap: timestamps going back (gaps of 0) */
 	uint8_t *cats;		/* dist behaviour: each entry's category */

@@ -6,6 +6,7 @@
 
 #include "traffic/behave.h"
 #include "traffic/gap.h"
+#include "traffic/lengths.h"
 #include "traffic/models.h"
 #include "traffic/tg_json.h"
 
@@ -94,7 +95,28 @@ static void json_pkts(struct jw *j, const struct idf_tg *tg)
 	jw_obj_begin(j);
 	jw_kstr(j, "kind", idf_pkts_name(tg->pkts));
 	jw_ku64(j, "max", tg->len_max);
-	jw_ku64(j, "min", tg->len_min);
+	jw_ku64(j, "min", tg->pkts == IDF_PKTS_LAW ? len_lowest(tg) :
+		tg->len_min);
+	if (tg->pkts == IDF_PKTS_LAW) {
+		unsigned int i;
+		char key[16];
+
+		jw_kstr(j, "law", idf_len_law_name(tg->len_law));
+		jw_key(j, "params");
+		jw_obj_begin(j);
+		for (i = 0; i < idf_len_law_nparams(tg->len_law); i++) {
+			const char *name = idf_len_law_param(tg->len_law, i);
+			size_t k;
+
+			for (k = 0; name[k] && k < sizeof(key) - 1; k++)
+				key[k] = (char)tolower((unsigned char)name[k]);
+			key[k] = 0;
+			jw_kdouble(j, key, tg->len_param[i]);
+		}
+		jw_obj_end(j);
+		jw_ku64(j, "plus", tg->len_plus);
+		jw_kdouble(j, "mean", len_mean(tg));
+	}
 	jw_obj_end(j);
 }
 
@@ -114,7 +136,10 @@ static void json_behaviour(struct jw *j, const struct idf_tg *tg)
 	jw_arr_begin(j);
 	for (c = 0; c < b->ncat; c++) {
 		const struct idf_tg *m = &b->cat[c].model;
+		/* as the TG draws it: of the TG's family (beh_init()) */
+		struct idf_tg drawn = *m;
 
+		drawn.dst.family = tg->dst.family;
 		jw_obj_begin(j);
 		jw_kstr(j, "name", b->cat[c].name);
 		jw_ku64(j, "mean_ns", b->cat[c].mean);
@@ -122,7 +147,7 @@ static void json_behaviour(struct jw *j, const struct idf_tg *tg)
 		jw_kdouble(j, "mean_gap_ns", model_typical_gap(m));
 		jw_kstr(j, "dist", idf_dist_name(m->dist));
 		json_dist_params(j, m);
-		json_pkts(j, m);
+		json_pkts(j, &drawn);
 		jw_key(j, "next");
 		jw_arr_begin(j);
 		for (k = 0; k < b->ncat; k++)
@@ -150,6 +175,7 @@ static void json_table(struct jw *j, const struct tt *tt, bool entries)
 	jw_ku64(j, "first_ns", tt->first_ns);
 	jw_ku64(j, "clipped", tt->clipped);
 	jw_ku64(j, "negative_counts", tt->negative);
+	jw_ku64(j, "len_clamped", tt->len_clamped);
 	if (entries) {
 		jw_key(j, "entries");
 		jw_arr_begin(j);

@@ -587,3 +587,139 @@ def test_fixed_rate_stream_exact_over_a_long_run(mtgctl, tmp_path):
                  "thro 3M\ntgid 1 table stream\n", 10**6)
     k = np.arange(10**6, dtype=np.uint64)
     assert (recs["departure_ns"] == k * 2000000 // 3).all()
+
+
+# --- pkts LAW: lengths drawn from a law ------------------------------------
+
+def law_pmf(dist, discrete, plus, lo, hi):
+    """P(L = l), l = lo .. hi, of L = floor(X) + plus clamped to lo .. hi:
+    worked out here from scipy's law, not from mtgctl's."""
+    ls = np.arange(lo, hi + 1, dtype=np.float64)
+    # P(L <= l) = P(floor(X) <= l - plus): X < l - plus + 1, or for a law
+    # of whole numbers X <= l - plus
+    cdf = dist.cdf(ls - plus) if discrete else dist.cdf(ls - plus + 1)
+    cdf[-1] = 1.0
+    return np.diff(np.concatenate([[0.0], cdf]))
+
+
+def merged_bins(expected, least):
+    """Edges (indices) of runs of values, each expecting least or more."""
+    edges, acc = [0], 0.0
+    for i, e in enumerate(expected):
+        acc += e
+        if acc >= least:
+            edges.append(i + 1)
+            acc = 0.0
+    edges[-1] = len(expected)
+    return edges
+
+
+# (pkts line, the TG's family, scipy's law, whole numbers?, plus, lo, hi)
+LEN_LAWS = [
+    ("pkts exponential 400", 4, sps.expon(scale=400), False, 0, 130, 1514),
+    ("pkts poisson 500 plus 42", 4, sps.poisson(500), True, 42, 130, 1514),
+    ("pkts normal 800 300 plus 10 within 200 1400", 6, sps.norm(800, 300),
+     False, 10, 200, 1400),
+    ("pkts cauchy 700 100", 4, sps.cauchy(700, 100), False, 0, 130, 1514),
+    ("pkts pareto 1.2 100", 6, sps.pareto(1.2, scale=100), False, 0, 150,
+     1514),
+    ("pkts gamma 2 200 within 130 9018", 4, sps.gamma(2, scale=200), False,
+     0, 130, 9018),
+    ("pkts weibull 1.5 600", 4, sps.weibull_min(1.5, scale=600), False, 0,
+     130, 1514),
+    ("pkts lognormal 500 0.5 plus 62", 6, sps.lognorm(0.5, scale=500),
+     False, 62, 150, 1514),
+]
+
+
+@pytest.mark.parametrize("line, family, dist, discrete, plus, lo, hi",
+                         LEN_LAWS, ids=[law[0] for law in LEN_LAWS])
+def test_lengths_follow_the_law(mtgctl, tmp_path, line, family, dist,
+                                discrete, plus, lo, hi):
+    """pkts LAW: 10,000 lengths per seed against the law as sent (rounded
+    down, plus, clamped), worked out here from scipy: chi-square at LEVEL
+    per seed over runs of values expecting 50 or more, rejections as
+    Binomial(20, 0.1); the clamped count of each seed's table within its
+    binomial interval at ALPHA; the mean `mtgctl check` shows equals the
+    law's to 1e-6."""
+    n = 10000
+    dst = "127.0.0.1:9000" if family == 4 else "[::1]:9000"
+    text = (f"dev lo dst {dst} inta 1ms {line}\n" +
+            "".join(f"tgid {i + 1} seed {s}\n" for i, s in enumerate(SEEDS)))
+    recs = table(mtgctl, tmp_path, text, n)
+    pmf = law_pmf(dist, discrete, plus, lo, hi)
+    edges = merged_bins(pmf * n, 50)
+    r = 0
+    for i in range(len(SEEDS)):
+        ln = recs["len"][recs["tg"] == i + 1].astype(np.int64)
+        assert len(ln) == n and ln.min() >= lo and ln.max() <= hi
+        counts = np.bincount(ln - lo, minlength=hi - lo + 1)
+        obs = np.add.reduceat(counts, edges[:-1])
+        exp = np.add.reduceat(pmf, edges[:-1]) * n
+        r += sps.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue < LEVEL
+    assert r <= MAX_REJECTIONS, r
+
+    path = tmp_path / "m.idf"
+    res = subprocess.run([mtgctl, "check", path, "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    tgs = json.loads(res.stdout)["tgs"]
+    mean = float((np.arange(lo, hi + 1) * pmf).sum())
+    # out of bounds: floor(X) + plus below lo or above hi
+    if discrete:
+        p_out = dist.cdf(lo - plus - 1) + dist.sf(hi - plus)
+    else:
+        p_out = dist.cdf(lo - plus) + dist.sf(hi - plus + 1)
+    low, high = sps.binom.interval(1 - ALPHA, n, p_out)
+    for tg in tgs:
+        assert tg["pkts"]["kind"] == "law"
+        assert (tg["pkts"]["min"], tg["pkts"]["max"]) == (lo, hi)
+        assert tg["pkts"]["mean"] == pytest.approx(mean, rel=1e-6)
+        assert low <= tg["table"]["len_clamped"] <= high, (p_out, tg)
+
+
+def test_law_lengths_carry_thro_and_show_in_check(mtgctl, tmp_path):
+    """With thro, the gap is the law's mean length (as sent) * 8 / thro,
+    to 1/1024 byte (a fixed rate's table spreads it exactly: its period
+    over its entries, to a ns); `mtgctl check` prints the law, its bounds, its mean
+    and how many lengths of the table were clamped; `mtgctl table` warns
+    of them."""
+    path = tmp_path / "t.idf"
+    path.write_text("tgid 1 dev lo dst 127.0.0.1:9 dist fixed "
+                    "thro 10M pkts exponential 400 count 20000\n")
+    res = subprocess.run([mtgctl, "check", path, "--json"],
+                         capture_output=True, text=True, check=True)
+    (tg,) = json.loads(res.stdout)["tgs"]
+    mean = float((np.arange(130, 1515) *
+                  law_pmf(sps.expon(scale=400), False, 0, 130, 1514)).sum())
+    t = tg["table"]
+    assert t["len"] == 20000
+    assert abs(t["period_ns"] / t["len"] - mean * 8 / 10e6 * 1e9) <= \
+        8 / 10e6 * 1e9 / 1024 + 1
+    text = subprocess.run([mtgctl, "check", path], capture_output=True,
+                          text=True, check=True).stdout
+    clamped = tg["table"]["len_clamped"]
+    assert (f"pkts exponential 400 within 130 1514, mean {mean:.1f} bytes, "
+            f"{clamped} of 20000 clamped ({100 * clamped / 20000:.2f}%)"
+            in text), text
+    res = subprocess.run([mtgctl, "table", path], capture_output=True,
+                         text=True, check=True)
+    assert (f"TG 1: {clamped} lengths clamped to 130 .. 1514 bytes"
+            in res.stderr)
+
+
+def test_law_lengths_in_a_behaviour(mtgctl, tmp_path):
+    """A category's pkts LAW is clamped to the smallest frame of the TG
+    that plays it: 150 bytes over IPv6."""
+    path = tmp_path / "b.idf"
+    path.write_text("behaviour game\n"
+                    "  category a 1s dist exponential inta 1ms "
+                    "pkts exponential 200\n"
+                    "tgid 1 dev lo dst [::1]:9 dist behaviour game "
+                    "count 5000\n")
+    recs = table(mtgctl, tmp_path, path.read_text(), 5000)
+    assert recs["len"].min() == 150
+    # floor(X) < 150 for about 1 - exp(-150 / 200) of them
+    p = 1 - math.exp(-150 / 200)
+    low, high = sps.binom.interval(1 - ALPHA, 5000, p)
+    assert low <= (recs["len"] == 150).sum() <= high

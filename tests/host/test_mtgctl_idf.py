@@ -254,7 +254,22 @@ ERRORS = [
     (BASE + "tgid 1 pkts 200 inta 1 probe r1 slot 1\n",
      "t.idf:2:24: error: 'probe' is a setting of the whole run: give it before the first 'tgid'"),
     (BASE + "tgid 1 inta 1\npkts big\n",
-     "t.idf:3:6: error: 'pkts' expects a length in bytes, got 'big'"),
+     "t.idf:3:6: error: 'pkts' expects a length in bytes, 'fixed', 'variable', 'computed', 'uniform' or a law: exponential, poisson, normal, cauchy, pareto, gamma, weibull, lognormal, got 'big'"),
+    # pkts LAW: the law's parameters, plus, within; a process is no law
+    (BASE + "tgid 1 pkts mmpp 1 2 3 inta 1\n",
+     "t.idf:2:13: error: 'pkts mmpp': 'mmpp' draws departures, not lengths; 'pkts' takes a length in bytes, 'fixed', 'variable', 'computed', 'uniform' or a law: exponential, poisson, normal, cauchy, pareto, gamma, weibull, lognormal"),
+    (BASE + "tgid 1 pkts exponential 0 inta 1\n",
+     "t.idf:2:25: error: 'pkts' expects exponential's MEAN, a number of bytes above 0, got '0'"),
+    (BASE + "tgid 1 pkts weibull 1.5 inta 1\n",
+     "t.idf:2:25: error: 'pkts' expects weibull's SCALE, a number of bytes above 0, got keyword 'inta'"),
+    (BASE + "tgid 1 pkts normal 500 100 within 1400 200 inta 1\n",
+     "t.idf:2:40: error: 'within MIN MAX': MIN 1400 is above MAX 200"),
+    (BASE + "tgid 1 pkts gamma 2 100 within 100 1514 inta 1\n",
+     "t.idf:2:8: error: TG 1: 'pkts' within MIN 100 is below the smallest IPv4 frame, 130 bytes (Ethernet 14 + IPv4 20 + UDP 8 + MTG header 88)"),
+    (BASE + "tgid 1 pkts pareto 1 100 plus 99999 inta 1\n",
+     "t.idf:2:31: error: 'pkts' expects the bytes added to each draw, 0 .. 9018, got '99999'"),
+    (BASE + "tgid 1 pkts uniform 300 200 inta 1\n",
+     "t.idf:2:25: error: 'pkts uniform MIN MAX': MIN 300 is above MAX 200"),
     (BASE + "tgid 1 pkts fixed 200 100 inta 1\n",
      "t.idf:2:23: error: with 'pkts fixed', MIN must equal MAX (got 200 and 100)"),
     (BASE + "tgid 1 pkts 200 thro fast\n",
@@ -418,7 +433,7 @@ def test_errors_as_json(mtgctl, tmp_path):
     out = json.loads(r.stdout)
     assert out["valid"] is False and out["tgs"] == []
     assert out["errors"] == [{"line": 3, "col": 6, "message":
-                              "'pkts' expects a length in bytes, got 'big'"}]
+                              "'pkts' expects a length in bytes, 'fixed', 'variable', 'computed', 'uniform' or a law: exponential, poisson, normal, cauchy, pareto, gamma, weibull, lognormal, got 'big'"}]
 
 
 def test_inta_ignored_warning(mtgctl, tmp_path):
@@ -443,7 +458,7 @@ def test_run_refuses_bad_file_before_the_device(mtgctl, tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
-        "t.idf:3:6: error: 'pkts' expects a length in bytes, got 'big'",
+        "t.idf:3:6: error: 'pkts' expects a length in bytes, 'fixed', 'variable', 'computed', 'uniform' or a law: exponential, poisson, normal, cauchy, pareto, gamma, weibull, lognormal, got 'big'",
         "t.idf: nothing started"]
     assert not (tmp_path / "s.json").exists()
 
