@@ -49,8 +49,8 @@ static int check_sizes(const struct flow *f, unsigned int over)
 	long lo = f->ps_p[0], hi = f->ps == PS_UNIFORM ? f->ps_p[1] - 1 : lo;
 	const struct tok *t = f->ps_tok;
 
-	if (f->ps == PS_PRESET)
-		return 0;
+	if (f->ps == PS_PRESET || f->ps == PS_LAW)
+		return 0;	/* a law's payloads are clamped, as ITGSend's */
 	if (lo < MTG_HDR) {
 		flow_error(f, t ? t + 1 : NULL, "'%s %ld': mtg's header takes %d bytes of the UDP payload, so the smallest payload is %d; D-ITG's smaller header is " ISSUE,
 			   t ? t->s : "-c", lo, MTG_HDR, MTG_HDR);
@@ -169,6 +169,19 @@ static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 			f->ps_p[0] + over);
 		note(out, s, "-u %ld %ld: payloads %ld .. %ld, + %u bytes of headers",
 		     f->ps_p[0], f->ps_p[1], f->ps_p[0], f->ps_p[1] - 1, over);
+	} else if (f->ps == PS_LAW) {
+		unsigned int i;
+
+		/* rate() then gives the gaps as inta: -C counts packets */
+		fprintf(out, "    pkts %s", idf_len_law_name(f->ps_law));
+		for (i = 0; i < idf_len_law_nparams(f->ps_law); i++)
+			fprintf(out, " %.17g", f->ps_law_p[i]);
+		fprintf(out, " plus %u", over);
+		/* ITGSend's options of a law take as many values */
+		note(out, s, "%s %s%s%s: payloads as ITGSend draws them, + %u bytes of headers, clamped to %d .. %u (ITGSend's: its header .. 64000)",
+		     f->ps_tok->s, f->ps_tok[1].s, i > 1 ? " " : "",
+		     i > 1 ? f->ps_tok[2].s : "", over, MTG_HDR,
+		     IDF_LEN_LAW_MAX - over);
 	}
 	s = ftell(out);
 	switch (f->idt) {

@@ -37,7 +37,7 @@ struct tok {
 
 enum idt { IDT_CONST, IDT_UNIFORM, IDT_EXP, IDT_NORMAL, IDT_PARETO,
 	   IDT_CAUCHY, IDT_GAMMA, IDT_WEIBULL, IDT_PRESET };
-enum ps { PS_CONST, PS_UNIFORM, PS_PRESET };
+enum ps { PS_CONST, PS_UNIFORM, PS_LAW, PS_PRESET };
 
 struct flow {
 	unsigned int id;		/* ITGSend's flow id: 1, 2, ... */
@@ -50,6 +50,8 @@ struct flow {
 	const struct tok *idt_tok;	/* what set it; NULL: ITGSend's default */
 	enum ps ps;
 	long ps_p[2];			/* bytes of UDP payload */
+	enum idf_len_law ps_law;	/* PS_LAW: the IDF's `pkts LAW` */
+	double ps_law_p[2];		/* its parameters, in the IDF's order */
 	const struct tok *ps_tok;
 	char preset[48];		/* an application's `dist ...` */
 

@@ -322,6 +322,105 @@ static int set_u(struct flow *f, const struct tok *o)
 	return 0;
 }
 
+/*
+ * ITGSend's size laws (flowParser()'s cases e n o v y g w): the payload
+ * the law's draw as an int, as mtg's `pkts LAW` draws it; p0, p1 in the
+ * IDF's order.
+ */
+static int size_law(struct flow *f, const struct tok *o,
+		    enum idf_len_law law, double p0, double p1)
+{
+	f->ps = PS_LAW;
+	f->ps_law = law;
+	f->ps_law_p[0] = p0;
+	f->ps_law_p[1] = p1;
+	f->ps_tok = o;
+	return 0;
+}
+
+#define MEAN_SIZE	"a mean payload in bytes, 1 or more"
+
+/* -e MEAN: MEAN * Exponential(1); ITGSend takes atoi(MEAN) >= 1 */
+static int set_e(struct flow *f, const struct tok *o)
+{
+	long m;
+
+	if (whole(f, o, 1, MEAN_SIZE, 1, 65535, 10, &m))
+		return -1;
+	return size_law(f, o, IDF_LEN_EXPONENTIAL, (double)m, 0);
+}
+
+/* -n MEAN SD: SD * Normal + MEAN, both atoi() */
+static int set_n(struct flow *f, const struct tok *o)
+{
+	long m, sd;
+
+	if (whole(f, o, 1, "a mean payload in bytes, 0 or more", 0, 65535,
+		  10, &m) ||
+	    whole(f, o, 2, "a standard deviation in bytes, 1 or more", 1,
+		  65535, 10, &sd))
+		return -1;
+	return size_law(f, o, IDF_LEN_NORMAL, (double)m, (double)sd);
+}
+
+/* -o MEAN: Poisson(atoi(MEAN)) */
+static int set_o(struct flow *f, const struct tok *o)
+{
+	long m;
+
+	if (whole(f, o, 1, MEAN_SIZE, 1, 65535, 10, &m))
+		return -1;
+	return size_law(f, o, IDF_LEN_POISSON, (double)m, 0);
+}
+
+/* SHAPE SCALE, both strtod() and above 0 */
+static int shape_scale(struct flow *f, const struct tok *o,
+		       enum idf_len_law law)
+{
+	double a, b;
+
+	if (num(f, o, 1, "a shape above 0", 0, false, &a) ||
+	    num(f, o, 2, "a scale above 0 (bytes)", 0, false, &b))
+		return -1;
+	return size_law(f, o, law, a, b);
+}
+
+/* -v SHAPE SCALE: SCALE * newran's Pareto(SHAPE), which is 1 or more */
+static int set_v(struct flow *f, const struct tok *o)
+{
+	return shape_scale(f, o, IDF_LEN_PARETO);
+}
+
+/* -y MEDIAN SCALE: SCALE * Cauchy + MEDIAN, both atoi() */
+static int set_y(struct flow *f, const struct tok *o)
+{
+	long m, s;
+
+	if (whole(f, o, 1, "a median payload in bytes, 0 or more", 0, 65535,
+		  10, &m) ||
+	    whole(f, o, 2, "a scale in bytes, 1 or more", 1, 65535, 10, &s))
+		return -1;
+	return size_law(f, o, IDF_LEN_CAUCHY, (double)m, (double)s);
+}
+
+/* -g SHAPE SCALE: SCALE * newran's Gamma(SHAPE) */
+static int set_g(struct flow *f, const struct tok *o)
+{
+	return shape_scale(f, o, IDF_LEN_GAMMA);
+}
+
+/* -w A B: newran's Weibull(scale A, shape B), as -W */
+static int set_w(struct flow *f, const struct tok *o)
+{
+	double a, b;
+
+	if (num(f, o, 1, "a number above 0 (ITGSend's scale, bytes)", 0,
+		false, &a) ||
+	    num(f, o, 2, "a number above 0 (ITGSend's shape)", 0, false, &b))
+		return -1;
+	return size_law(f, o, IDF_LEN_WEIBULL, b, a);
+}
+
 static int set_t(struct flow *f, const struct tok *o)
 {
 	long v;
@@ -447,8 +546,6 @@ static int set_sdp(struct flow *f, const struct tok *o)
 	return port(f, o, &f->sig_port);
 }
 
-#define SIZES	"packet sizes from that distribution are " ISSUE \
-	": mtg draws sizes constant (-c) or uniform (-u)"
 #define LOGS	"mtg keeps no sender-side log of each packet: the module stamps each packet's send time into it, which the receiver records; the run's counts go to --json FILE"
 
 /*
@@ -480,13 +577,13 @@ static const struct itg_opt {
 	{ "-Ft", 1, NULL, "gaps read from a file are " ISSUE "; an IDF's 'dist trace FILE' takes times and lengths" },
 	{ "-c", 1, set_c, NULL },
 	{ "-u", 2, set_u, NULL },
-	{ "-e", 1, NULL, SIZES },
-	{ "-n", 2, NULL, SIZES },
-	{ "-o", 1, NULL, SIZES },
-	{ "-v", 2, NULL, SIZES },
-	{ "-y", 2, NULL, SIZES },
-	{ "-g", 2, NULL, SIZES },
-	{ "-w", 2, NULL, SIZES },
+	{ "-e", 1, set_e, NULL },
+	{ "-n", 2, set_n, NULL },
+	{ "-o", 1, set_o, NULL },
+	{ "-v", 2, set_v, NULL },
+	{ "-y", 2, set_y, NULL },
+	{ "-g", 2, set_g, NULL },
+	{ "-w", 2, set_w, NULL },
 	{ "-Fs", 1, NULL, "packet sizes read from a file are " ISSUE },
 	{ "-Fp", 1, NULL, "mtg's payload is its header and a pattern the receiver checks (the IDF's 'patt'), not a file's bytes" },
 	{ "-t", 1, set_t, NULL },

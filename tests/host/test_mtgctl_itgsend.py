@@ -21,7 +21,9 @@ import shutil
 import subprocess
 import textwrap
 
+import numpy as np
 import pytest
+import scipy.stats as sps
 
 IPV4 = 14 + 20 + 8          # what a frame adds to -c's UDP payload
 IPV6 = 14 + 40 + 8
@@ -152,6 +154,33 @@ def test_sizes(mtgctl, tmp_path):
                           "min": 100 + IPV4}
 
 
+# ITGSend's size laws (flowParser's cases): the payload is (int) of the
+# draw, at least its header, at most 64000 (flowSender); mtg's the same
+# draw rounded down, + the headers (plus), clamped to its header .. 1472.
+SIZE_LAWS = [
+    (["-e", 400], "exponential", {"mean": 400}),        # 400 * Exp(1)
+    (["-n", 500, 100], "normal", {"mean": 500, "sd": 100}),
+    (["-o", 300], "poisson", {"mean": 300}),            # Poisson(300)
+    (["-v", 1.5, 120], "pareto", {"shape": 1.5, "scale": 120}),
+    (["-y", 400, 30], "cauchy", {"median": 400, "scale": 30}),
+    (["-g", 2, 150], "gamma", {"shape": 2, "scale": 150}),
+    # newran's Weibull(scale, shape): -w 600 1.5 is scale 600, shape 1.5
+    (["-w", 600, 1.5], "weibull", {"shape": 1.5, "scale": 600}),
+]
+
+
+@pytest.mark.parametrize("args, law, params", SIZE_LAWS,
+                         ids=[a[0][0] for a in SIZE_LAWS])
+def test_size_laws(mtgctl, tmp_path, args, law, params):
+    tg = tg_of(mtgctl, tmp_path, *args)
+    p = tg["pkts"]
+    assert (p["kind"], p["law"], p["params"], p["plus"]) == \
+        ("law", law, params, IPV4)
+    assert (p["min"], p["max"]) == (88 + IPV4, 1514)
+    tg = tg_of(mtgctl, tmp_path, "-a", "::1", *args)
+    assert (tg["pkts"]["plus"], tg["pkts"]["min"]) == (IPV6, 88 + IPV6)
+
+
 def test_times_count_tos_ttl_and_the_rest(mtgctl, tmp_path):
     # -d, -t: ms; the first packet at the start, none at or after the end
     # (flowSender's loop while Ticker.lastTime < end_time)
@@ -224,13 +253,6 @@ def test_key_asks_the_receiver(mtgctl, tmp_path):
     (["-O", "100"], "'-O': ITGSend draws each gap as 1000/N ms"),
     (["-B", "C", "1"], "'-B': bursty"),
     (["-Ft", "f"], "'-Ft': gaps read from a file"),
-    (["-e", "500"], "'-e': packet sizes from that distribution"),
-    (["-n", "5", "1"], "'-n': packet sizes"),
-    (["-o", "5"], "'-o': packet sizes"),
-    (["-v", "1", "2"], "'-v': packet sizes"),
-    (["-y", "1", "2"], "'-y': packet sizes"),
-    (["-g", "1", "2"], "'-g': packet sizes"),
-    (["-w", "1", "2"], "'-w': packet sizes"),
     (["-Fs", "f"], "'-Fs': packet sizes read from a file"),
     (["-Fp", "f"], "'-Fp': mtg's payload"),
     (["-k", "10"], "'-k': a number of KBytes"),
@@ -446,6 +468,45 @@ def test_real_itgsend_uniform_sizes(mtgctl, tmp_path, netns_ok):
     assert z < 3.29, (ditg_mean, mtg_mean)
     for mean in (ditg_mean, mtg_mean):
         assert abs(mean - 199.5) / (sd / math.sqrt(n)) < 3.29
+
+
+def itgsend_payloads(tmp_path, args):
+    """The payload of every packet ITGSend's own log (-l) has."""
+    from mtgsap.ditg import LOG_DTYPE
+    run_itgsend(tmp_path, args)
+    return np.fromfile(tmp_path / "send.log", LOG_DTYPE)["size"].astype(int)
+
+
+@pytest.mark.parametrize("args, law, params", SIZE_LAWS,
+                         ids=[a[0][0] for a in SIZE_LAWS])
+def test_real_itgsend_size_laws(mtgctl, tmp_path, netns_ok, args, law,
+                                params):
+    """ITGSend (seeded, -s 0.25) and mtg's TG of the same options, 3000
+    packets each: the same law of payloads. Below mtg's header (88 bytes)
+    ITGSend sends what it drew and mtg 88, above 1472 ITGSend what it drew
+    and mtg 1472, so each side's payloads are put in the bins '88 or less'
+    and '1472 or more', the rest in runs expecting 40 or more of the two
+    together: a chi-square test of homogeneity at 0.001."""
+    n = 3000
+    full = ["-rp", 9001, "-C", 3000, *args, "-z", n, "-s", 0.25]
+    ditg = itgsend_payloads(tmp_path, full)
+    tg, payloads = mtg_table(mtgctl, tmp_path, full, n)
+    mtg = np.array(payloads)
+    assert len(ditg) == len(mtg) == n
+    assert mtg.min() >= 88 and mtg.max() <= 1472
+    pooled = np.clip(np.concatenate([ditg, mtg]), 88, 1472)
+    values, counts = np.unique(pooled, return_counts=True)
+    edges, acc = [values[0]], 0
+    for v, c in zip(values, counts):
+        acc += c
+        if acc >= 40:
+            edges.append(v + 1)
+            acc = 0
+    edges[-1] = values[-1] + 1
+    table = [np.histogram(np.clip(x, 88, 1472), edges)[0]
+             for x in (ditg, mtg)]
+    p = sps.chi2_contingency(table).pvalue
+    assert p >= 0.001, (p, table)
 
 
 def test_the_example_of_mtgctl_rst(mtgctl, tmp_path):
