@@ -571,15 +571,20 @@ static void usage(FILE *out)
 static int parse_options(const struct command *c, int argc, char **argv,
 			 void *opts, int *first)
 {
-	struct option longopts[24];
 	const struct prog_option *o;
-	char shorts[40] = ":h";
+	int n = 0, ch, idx, nargs, count = 0;
 	const char *why;
-	int n = 0, ch, idx, nargs;
 	uint64_t v;
 
+	for (o = c->options; o->name; o++)
+		count++;
+	/* each option, --help and the end; ':', 'h', two a short one, NUL */
+	struct option longopts[count + 2];
+	char shorts[2 * count + 3];
+
+	strcpy(shorts, ":h");
 	memcpy(opts, c->defaults, c->size);
-	for (o = c->options; o->name && n < 22; o++, n++) {
+	for (o = c->options; o->name; o++, n++) {
 		longopts[n].name = o->name;
 		longopts[n].has_arg = o->type == OPT_BOOL ? no_argument :
 			required_argument;
