@@ -12,12 +12,25 @@
  * back a second time, even between two reflectors.
  *
  * The slot lies outside what the header's CRC covers (ebpf/tp.bpf.c).
+ *
+ * With `agreed_only` set, only the frames of the flows (run, TG) in the
+ * map "flows" go back, each counted there; the others pass, counted
+ * RFL_NOT_AGREED: a receiver that agreed to reflect some flows leaves the
+ * rest to whoever else receives them (mtg's module, a socket).
  */
 #include "mtg_parse.h"
 #include "reflect.h"
 
 /* Set by the loader before the program is loaded. */
 const volatile __u32 slot = 0;		/* tp_ns[slot], 0..3 */
+const volatile __u8 agreed_only = 0;	/* reflect only the flows in "flows" */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RFL_FLOWS_MAX);
+	__type(key, struct reflect_flow);
+	__type(value, __u64);
+} flows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -76,8 +89,11 @@ static __always_inline __be16 csum_add_stamp(__be16 check, __be64 stamp)
 SEC("xdp")
 int reflect(struct xdp_md *ctx)
 {
+	struct reflect_flow flow;
 	__be64 stamp, old;
 	struct mtg_where w;
+	__u64 *agreed = 0;
+	__be32 ids[2];
 	__be16 check;
 	__u32 at;
 
@@ -94,6 +110,18 @@ int reflect(struct xdp_md *ctx)
 		return count(RFL_UNPARSED, XDP_PASS);
 	if (old)
 		return count(RFL_ALREADY_SET, XDP_PASS);
+	if (agreed_only) {
+		/* run_id and tg_id follow each other in the header */
+		if (bpf_xdp_load_bytes(ctx, w.hdr +
+				       __builtin_offsetof(struct mtg_hdr, run_id),
+				       ids, sizeof(ids)))
+			return count(RFL_UNPARSED, XDP_PASS);
+		flow.run_id = bpf_ntohl(ids[0]);
+		flow.tg_id = bpf_ntohl(ids[1]);
+		agreed = bpf_map_lookup_elem(&flows, &flow);
+		if (!agreed)
+			return count(RFL_NOT_AGREED, XDP_PASS);
+	}
 
 	/*
 	 * Every write below is within bytes the parser read: none can fail
@@ -113,6 +141,8 @@ int reflect(struct xdp_md *ctx)
 		check = csum_add_stamp(w.udp_check, stamp);
 		bpf_xdp_store_bytes(ctx, w.l4 + 6, &check, sizeof(check));
 	}
+	if (agreed)
+		__sync_fetch_and_add(agreed, 1);
 	return count(RFL_REFLECTED, XDP_TX);
 }
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The XDP reflector (reflect.bpf.c) and its loader (ctl/bpf/reflect.c)
- * share this: the counters' indices in the per-CPU array "counters". Only
- * enums and macros: read by the BPF program and by userspace.
+ * The XDP reflector (reflect.bpf.c) and its loader (ctl/bpf/reflector.c)
+ * share this: the counters' indices in the per-CPU array "counters", the
+ * key of the map "flows". Read by the BPF program and by userspace.
  */
 #ifndef MTG_EBPF_REFLECT_H
 #define MTG_EBPF_REFLECT_H
+
+#include <linux/types.h>
 
 /* What became of a frame the reflector saw: one counter each, never two. */
 enum reflect_counter {
@@ -17,7 +19,21 @@ enum reflect_counter {
 	RFL_UNPARSED,	/* could not be parsed (truncated, fragment,
 				 * IPv6 extension header, two VLAN tags): passed
 				 */
+	RFL_NOT_AGREED,	/* an MTG frame of a flow not in "flows", where
+			 * the reflector takes only those: passed
+			 */
 	RFL_COUNTERS
 };
+
+/*
+ * A flow the reflector may send back, where it takes only agreed ones:
+ * the key of the hash map "flows" (its value: the frames reflected, u64).
+ */
+struct reflect_flow {
+	__u32 run_id;	/* host order */
+	__u32 tg_id;
+};
+
+#define RFL_FLOWS_MAX	4096
 
 #endif /* MTG_EBPF_REFLECT_H */

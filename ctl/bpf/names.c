@@ -30,6 +30,7 @@ const char *const reflect_counter_names[REFLECT_COUNTERS] = {
 	[RFL_ALREADY_SET] = "already_set",
 	[RFL_NOT_MTG] = "not_mtg",
 	[RFL_UNPARSED] = "unparsed",
+	[RFL_NOT_AGREED] = "not_agreed",
 };
 
 const char *probe_state_name(enum probe_state s)

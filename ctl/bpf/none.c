@@ -5,6 +5,7 @@
  * say so. Built instead of probe.c, reflector.c and xdprx.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "bpf/probe.h"
 #include "bpf/reflector.h"
@@ -62,6 +63,22 @@ int reflect_list(const struct reflect_id *r, struct reflect_info **out,
 	(void)r;
 	*out = NULL;
 	*n = 0;
+	return none("reflect");
+}
+
+void reflect_info_free(struct reflect_info *info, size_t n)
+{
+	(void)n;
+	free(info);
+}
+
+int reflect_agree(const struct reflect_id *r, uint32_t run_id,
+		  uint32_t tg_id, bool add)
+{
+	(void)r;
+	(void)run_id;
+	(void)tg_id;
+	(void)add;
 	return none("reflect");
 }
 

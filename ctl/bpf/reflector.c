@@ -4,11 +4,13 @@
  * is the XDP program of a device in a namespace (attached through netlink,
  * so that it stays when mtgctl exits) and a folder of pins in bpffs,
  * REFLECT_PIN_DIR/DEV[@NETNS]: the program ("prog"), its counters
- * ("counters") and its configuration ("config", its .rodata: the slot).
+ * ("counters"), its configuration ("config", its .rodata: the slot,
+ * agreed-only) and the flows an agreed-only one sends back ("flows").
  * mtgctl detaches a device's XDP program only if it is the one pinned.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/if_link.h>
 #include <net/if.h>
@@ -28,8 +30,10 @@
 #include <reflect.skel.h>
 
 
-#define PIN_FILES	3
-static const char *const pin_files[PIN_FILES] = { "prog", "counters", "config" };
+#define PIN_FILES	4
+static const char *const pin_files[PIN_FILES] = {
+	"prog", "counters", "config", "flows",
+};
 
 /* REFLECT_PIN_DIR/DEV[@NETNS][/file] into buf (PATH_MAX). */
 static void pin_path(char *buf, const struct reflect_id *r, const char *file)
@@ -126,6 +130,7 @@ static int load_and_pin(const struct reflect_id *r, struct reflect_bpf **out)
 	}
 	*out = skel;
 	skel->rodata->slot = (uint32_t)r->slot;
+	skel->rodata->agreed_only = r->agreed_only;
 	err = reflect_bpf__load(skel);
 	if (err) {
 		pr_err("reflect: the kernel refused the reflector's program: %s\n",
@@ -135,6 +140,7 @@ static int load_and_pin(const struct reflect_id *r, struct reflect_bpf **out)
 	pin_path(path, r, NULL);
 	maps[0] = skel->maps.counters;
 	maps[1] = skel->maps.rodata;
+	maps[2] = skel->maps.flows;
 	return pin_all("reflect", path, skel->progs.reflect, maps, pin_files,
 		       PIN_FILES - 1);
 }
@@ -263,16 +269,120 @@ int reflect_detach(const struct reflect_id *want, int *count)
 	return ret ? ret : n ? 0 : -ENOENT;
 }
 
-/* The slot the pinned program writes (its .rodata); -errno. */
-static int read_slot(const struct reflect_id *r)
+/* The pinned program's configuration (its .rodata) into r; -errno. */
+static int read_config(struct reflect_id *r)
 {
 	struct reflect_bpf__rodata cfg;
 	char path[PATH_MAX];
 	int err;
 
+	/* an older mtgctl's pin may be shorter: what it lacks reads 0 */
+	memset(&cfg, 0, sizeof(cfg));
 	pin_path(path, r, pin_files[2]);
 	err = pin_read_config(path, &cfg);
-	return err ? err : (int)cfg.slot;
+	if (err)
+		return err;
+	r->slot = (int)cfg.slot;
+	r->agreed_only = cfg.agreed_only;
+	return 0;
+}
+
+/* An agreed-only reflector's flows and their counts, into info. */
+static int read_flows(const struct reflect_id *r, struct reflect_info *info)
+{
+	struct reflect_flow key, next, *prev = NULL;
+	struct reflect_flow_info *f;
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	info->nflows = 0;
+	info->flows = NULL;
+	if (!r->agreed_only)
+		return 0;
+	pin_path(path, r, pin_files[3]);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	info->flows = calloc(REFLECT_FLOWS_MAX, sizeof(*info->flows));
+	if (!info->flows) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (info->nflows < REFLECT_FLOWS_MAX &&
+	       !bpf_map_get_next_key(fd, prev, &next)) {
+		f = &info->flows[info->nflows];
+		if (bpf_map_lookup_elem(fd, &next, &f->reflected)) {
+			if (errno == ENOENT)	/* removed meanwhile */
+				goto next;
+			err = -errno;
+			break;
+		}
+		f->run_id = next.run_id;
+		f->tg_id = next.tg_id;
+		info->nflows++;
+next:
+		key = next;
+		prev = &key;
+	}
+	close(fd);
+	return err;
+}
+
+int reflect_agree(const struct reflect_id *r, uint32_t run_id,
+		  uint32_t tg_id, bool add)
+{
+	struct reflect_flow key = { .run_id = run_id, .tg_id = tg_id };
+	struct reflect_id found = *r;
+	char path[PATH_MAX];
+	uint64_t zero = 0;
+	int fd, err;
+
+	err = read_config(&found);
+	if (err == -ENOENT) {
+		pr_err("reflect: no reflector of mtg on %s%s%s (mtgctl reflect list)\n",
+		       r->dev, r->netns[0] ? "@" : "", r->netns);
+		return err;
+	}
+	if (!err && !found.agreed_only) {
+		pr_err("reflect: the reflector on %s%s%s sends every MTG frame back: attach it with --flows to choose them\n",
+		       r->dev, r->netns[0] ? "@" : "", r->netns);
+		return -EINVAL;
+	}
+	pin_path(path, r, pin_files[3]);
+	fd = err ? -1 : bpf_obj_get(path);
+	if (fd < 0) {
+		err = err ? err : -errno;
+		pr_err("reflect: cannot open %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (add)
+		err = bpf_map_update_elem(fd, &key, &zero, BPF_NOEXIST);
+	else
+		err = bpf_map_delete_elem(fd, &key);
+	err = err ? -errno : 0;
+	close(fd);
+	if (err == -EEXIST || err == -ENOENT)
+		pr_err("reflect: flow %" PRIu32 ":%" PRIu32 " is %s on %s%s%s\n",
+		       run_id, tg_id, add ? "agreed already" : "not agreed",
+		       r->dev, r->netns[0] ? "@" : "", r->netns);
+	else if (err == -E2BIG)
+		pr_err("reflect: %s%s%s has %d flows agreed, the most it takes\n",
+		       r->dev, r->netns[0] ? "@" : "", r->netns,
+		       REFLECT_FLOWS_MAX);
+	else if (err)
+		pr_err("reflect: cannot %s flow %" PRIu32 ":%" PRIu32 " on %s%s%s: %s\n",
+		       add ? "agree" : "forget", run_id, tg_id, r->dev,
+		       r->netns[0] ? "@" : "", r->netns, strerror(-err));
+	return err;
+}
+
+void reflect_info_free(struct reflect_info *info, size_t n)
+{
+	size_t i;
+
+	for (i = 0; info && i < n; i++)
+		free(info[i].flows);
+	free(info);
 }
 
 int reflect_list(const struct reflect_id *want, struct reflect_info **out,
@@ -300,12 +410,13 @@ int reflect_list(const struct reflect_id *want, struct reflect_info **out,
 		info[i].id = found[i];
 		pin_path(path, &found[i], pin_files[0]);
 		j.prog_id = info[i].prog_id = pin_prog_id(path, false);
-		info[i].id.slot = read_slot(&found[i]);
+		err = read_config(&info[i].id);
 		pin_path(path, &found[i], pin_files[1]);
-		err = pin_read_percpu(path, info[i].counters,
-				      REFLECT_COUNTERS);
-		if (!err && info[i].id.slot < 0)
-			err = info[i].id.slot;
+		if (!err)
+			err = pin_read_percpu(path, info[i].counters,
+					      REFLECT_COUNTERS);
+		if (!err)
+			err = read_flows(&info[i].id, &info[i]);
 		if (err) {
 			pin_path(path, &found[i], NULL);
 			pr_err("reflect: cannot read the pins in %s: %s\n",
@@ -317,7 +428,7 @@ int reflect_list(const struct reflect_id *want, struct reflect_info **out,
 	}
 	free(found);
 	if (err) {
-		free(info);
+		reflect_info_free(info, n);
 		return err;
 	}
 	*out = info;

@@ -14,13 +14,22 @@
 #include "bpf/probe.h"
 
 #define REFLECT_PIN_DIR		"/sys/fs/bpf/mtg/reflect"
-#define REFLECT_COUNTERS	4	/* enum reflect_counter (ebpf/reflect.h) */
+#define REFLECT_COUNTERS	5	/* enum reflect_counter (ebpf/reflect.h) */
+#define REFLECT_FLOWS_MAX	4096	/* RFL_FLOWS_MAX (ebpf/reflect.h) */
 
 /* Where a reflector is; what it writes (slot: PROBE_ANY in a query). */
 struct reflect_id {
 	char dev[IDF_DEVNAME_MAX + 1];
 	char netns[IDF_NETNS_MAX + 1];	/* "": the namespace mtgctl runs in */
 	int slot;
+	bool agreed_only;	/* reflect only the flows agreed (its "flows") */
+};
+
+/* A flow an agreed-only reflector sends back, and how many it has. */
+struct reflect_flow_info {
+	uint32_t run_id;
+	uint32_t tg_id;
+	uint64_t reflected;
 };
 
 struct reflect_info {
@@ -28,6 +37,8 @@ struct reflect_info {
 	enum probe_state state;
 	uint32_t prog_id;
 	uint64_t counters[REFLECT_COUNTERS];	/* by enum reflect_counter */
+	size_t nflows;				/* agreed_only: its flows */
+	struct reflect_flow_info *flows;	/* malloc'd */
 };
 
 /* The counters' names (JSON keys), by enum reflect_counter. */
@@ -43,5 +54,13 @@ int reflect_detach(const struct reflect_id *r, int *n);
 /* mtg's reflectors (dev "": all), with counters and state; malloc'd. */
 int reflect_list(const struct reflect_id *r, struct reflect_info **out,
 		 size_t *n);
+/* Free what reflect_list() gave. */
+void reflect_info_free(struct reflect_info *info, size_t n);
+/*
+ * Let r's agreed-only reflector send back flow (run_id, tg_id), or (add
+ * false) no longer; 0, or -errno (reported; -EEXIST, -ENOENT: already so).
+ */
+int reflect_agree(const struct reflect_id *r, uint32_t run_id,
+		  uint32_t tg_id, bool add);
 
 #endif /* MTGCTL_REFLECTOR_H */

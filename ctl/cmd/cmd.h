@@ -107,6 +107,7 @@ struct logd_opts {
 struct reflect_opts {
 	uint64_t slot;		/* PROBE_SLOT_UNSET: not given (attach: needed) */
 	bool json;		/* list: as JSON */
+	const char *flows;	/* RUN:TG[,...]: attach (agreed only), agree, forget */
 };
 
 struct show_opts {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mtgctl reflect attach|detach|list: the XDP reflector (ebpf/reflect.bpf.c)
- * that sends the MTG frames arriving on an interface back, stamped, for
- * round trips. Documentation/ebpf.rst says what it does; bpf/reflector.c
+ * mtgctl reflect attach|detach|list|agree|forget: the XDP reflector
+ * (ebpf/reflect.bpf.c) that sends the MTG frames arriving on an interface
+ * back, stamped, for round trips: all of them, or only the flows agreed. Documentation/ebpf.rst says what it does; bpf/reflector.c
  * does it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,23 +25,30 @@ static const char *where(const struct reflect_id *r, char *buf, size_t size)
 static void list_text(const struct reflect_info *info, size_t n)
 {
 	char name[IDF_DEVNAME_MAX + IDF_NETNS_MAX + 2];
+	const struct reflect_flow_info *f;
 	size_t i;
 	int k;
 
 	if (!n)
 		printf("no reflectors\n");
 	for (i = 0; i < n; i++) {
-		printf("%s slot %d: %s", where(&info[i].id, name, sizeof(name)),
-		       info[i].id.slot, probe_state_name(info[i].state));
+		printf("%s slot %d%s: %s", where(&info[i].id, name, sizeof(name)),
+		       info[i].id.slot, info[i].id.agreed_only ?
+		       " agreed flows only" : "",
+		       probe_state_name(info[i].state));
 		for (k = 0; k < REFLECT_COUNTERS; k++)
 			printf(", %s %" PRIu64, reflect_counter_names[k],
 			       info[i].counters[k]);
 		printf("\n");
+		for (f = info[i].flows; f < info[i].flows + info[i].nflows; f++)
+			printf("  flow %" PRIu32 ":%" PRIu32 " reflected %" PRIu64 "\n",
+			       f->run_id, f->tg_id, f->reflected);
 	}
 }
 
 static void list_json(const struct reflect_info *info, size_t n)
 {
+	const struct reflect_flow_info *f;
 	struct jw j;
 	size_t i;
 	int k;
@@ -65,11 +73,76 @@ static void list_json(const struct reflect_info *info, size_t n)
 			jw_ku64(&j, reflect_counter_names[k],
 				info[i].counters[k]);
 		jw_obj_end(&j);
+		jw_kbool(&j, "agreed_only", info[i].id.agreed_only);
+		jw_key(&j, "flows");
+		jw_arr_begin(&j);
+		for (f = info[i].flows; f < info[i].flows + info[i].nflows;
+		     f++) {
+			jw_obj_begin(&j);
+			jw_ku64(&j, "run_id", f->run_id);
+			jw_ku64(&j, "tg_id", f->tg_id);
+			jw_ku64(&j, "reflected", f->reflected);
+			jw_obj_end(&j);
+		}
+		jw_arr_end(&j);
 		jw_obj_end(&j);
 	}
 	jw_arr_end(&j);
 	jw_obj_end(&j);
 	printf("\n");
+}
+
+#define FLOWS_MAX	64	/* on one command line */
+
+/*
+ * --flows RUN:TG[,RUN:TG...] into ids (pairs run, tg), at most FLOWS_MAX;
+ * how many, or -1 (reported).
+ */
+static int parse_flows(const char *action, const char *s, uint32_t ids[][2])
+{
+	unsigned long long run, tg;
+	const char *p = s;
+	char *end;
+	int n = 0;
+
+	do {
+		if (n == FLOWS_MAX) {
+			pr_err("reflect %s: --flows names more than %d flows: give them in several commands\n",
+			       action, FLOWS_MAX);
+			return -1;
+		}
+		errno = 0;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		run = strtoull(p, &end, 10);
+		if (errno || run > UINT32_MAX || *end != ':' ||
+		    !isdigit((unsigned char)end[1]))
+			goto bad;
+		tg = strtoull(end + 1, &end, 10);
+		if (errno || !tg || tg > UINT32_MAX || (*end && *end != ','))
+			goto bad;
+		ids[n][0] = (uint32_t)run;
+		ids[n][1] = (uint32_t)tg;
+		n++;
+		p = end + 1;
+	} while (*end);
+	return n;
+bad:
+	pr_err("reflect %s: --flows expects RUN:TG[,RUN:TG...] (a run id 0 to 4294967295, a TG id 1 to 4294967295), got '%s'\n",
+	       action, s);
+	return -1;
+}
+
+/* agree or forget (add) each flow of ids on want; 0, or -1 (reported). */
+static int agree_each(const struct reflect_id *want, uint32_t ids[][2], int n,
+		      bool add)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (reflect_agree(want, ids[i][0], ids[i][1], add))
+			return -1;
+	return 0;
 }
 
 /* The arguments and options into want; 0, or -1 (reported). */
@@ -83,6 +156,20 @@ static int reflect_where(const char *action, int nargs, char **devs,
 	want->slot = o->slot == PROBE_SLOT_UNSET ? PROBE_ANY : (int)o->slot;
 	if (o->json && strcmp(action, "list")) {
 		pr_err("reflect %s: --json is for 'reflect list'\n", action);
+		return -1;
+	}
+	if (o->flows && !strcmp(action, "detach")) {
+		pr_err("reflect detach: --flows is for attach, agree and forget (detach takes the reflector with its flows)\n");
+		return -1;
+	}
+	if (o->flows && !strcmp(action, "list")) {
+		pr_err("reflect list: --flows is for attach, agree and forget (list shows every flow)\n");
+		return -1;
+	}
+	if (!o->flows && (!strcmp(action, "agree") ||
+			  !strcmp(action, "forget"))) {
+		pr_err("reflect %s: --flows RUN:TG[,RUN:TG...] needed: the flows to %s\n",
+		       action, action[0] == 'a' ? "send back" : "no longer send back");
 		return -1;
 	}
 	if (want->slot != PROBE_ANY && strcmp(action, "attach")) {
@@ -113,19 +200,27 @@ int cmd_reflect(int nargs, char **args, const struct reflect_opts *o)
 {
 	char name[IDF_DEVNAME_MAX + IDF_NETNS_MAX + 2];
 	const char *action = args[0];
+	uint32_t ids[FLOWS_MAX][2];
 	struct reflect_info *info;
 	struct reflect_id want;
-	int err, done;
+	int err, done, nflows = 0;
 	size_t n;
 
 	if (strcmp(action, "attach") && strcmp(action, "detach") &&
-	    strcmp(action, "list")) {
-		pr_err("reflect: no action '%s' (attach, detach or list)\n",
+	    strcmp(action, "list") && strcmp(action, "agree") &&
+	    strcmp(action, "forget")) {
+		pr_err("reflect: no action '%s' (attach, detach, list, agree or forget)\n",
 		       action);
 		return EXIT_ERROR;
 	}
 	if (reflect_where(action, nargs - 1, args + 1, o, &want))
 		return EXIT_ERROR;
+	if (o->flows) {
+		nflows = parse_flows(action, o->flows, ids);
+		if (nflows < 0)
+			return EXIT_ERROR;
+		want.agreed_only = true;
+	}
 	if (geteuid()) {
 		pr_err("reflect %s: needs root (BPF programs, XDP, pins in /sys/fs/bpf)\n",
 		       action);
@@ -139,8 +234,25 @@ int cmd_reflect(int nargs, char **args, const struct reflect_opts *o)
 		}
 		if (reflect_attach(&want))
 			return EXIT_ERROR;
-		printf("attached a reflector to %s, slot %d\n",
+		/* all its flows, or no reflector */
+		if (agree_each(&want, ids, nflows, true)) {
+			reflect_detach(&want, &done);
+			return EXIT_ERROR;
+		}
+		printf("attached a reflector to %s, slot %d",
 		       where(&want, name, sizeof(name)), want.slot);
+		if (nflows)
+			printf(", %d flow%s agreed", nflows,
+			       nflows == 1 ? "" : "s");
+		printf("\n");
+		return EXIT_OK;
+	}
+	if (!strcmp(action, "agree") || !strcmp(action, "forget")) {
+		if (agree_each(&want, ids, nflows, action[0] == 'a'))
+			return EXIT_ERROR;
+		printf("%s %d flow%s on %s\n",
+		       action[0] == 'a' ? "agreed" : "forgot", nflows,
+		       nflows == 1 ? "" : "s", where(&want, name, sizeof(name)));
 		return EXIT_OK;
 	}
 	if (!strcmp(action, "detach")) {
@@ -159,6 +271,6 @@ int cmd_reflect(int nargs, char **args, const struct reflect_opts *o)
 		list_json(info, n);
 	else
 		list_text(info, n);
-	free(info);
+	reflect_info_free(info, n);
 	return EXIT_OK;
 }

@@ -35,7 +35,7 @@ from test_ebpf_probe import (ETH_P_8021Q, ETH_P_IP, ETH_P_IPV6, MTGCTL,
 pytestmark = pytest.mark.skipif(_missing() is not None,
                                 reason=str(_missing()))
 
-COUNTERS = ("reflected", "already_set", "not_mtg", "unparsed")
+COUNTERS = ("reflected", "already_set", "not_mtg", "unparsed", "not_agreed")
 SLOT = 3
 SO_TIMESTAMPNS = 35
 
@@ -197,10 +197,11 @@ def test_list_and_errors(mirror):
     (r,) = reflectors(ns=(mirror.ns_a, mirror.ns_b))
     assert r == {"dev": mirror.b, "netns": mirror.ns_b, "slot": 2,
                  "state": "attached", "prog_id": r["prog_id"],
-                 "counters": dict.fromkeys(COUNTERS, 0)}
+                 "counters": dict.fromkeys(COUNTERS, 0),
+                 "agreed_only": False, "flows": []}
     assert reflect("list", mirror.where_b).stdout == (
         f"{mirror.where_b} slot 2: attached, reflected 0, already_set 0, "
-        "not_mtg 0, unparsed 0\n")
+        "not_mtg 0, unparsed 0, not_agreed 0\n")
     cases = [
         (["attach", mirror.where_b, "--slot", "1"],
          f"reflect: {mirror.where_b} has mtg's reflector already"),
@@ -216,7 +217,20 @@ def test_list_and_errors(mirror):
         (["attach", "bad/name", "--slot", "1"],
          "reflect attach: 'bad/name' is not DEV or DEV@NETNS"),
         (["spin", mirror.where_a], "reflect: no action 'spin'"),
-    ]
+        (["agree", mirror.where_b, "--flows", "7:3"],
+         f"reflect: the reflector on {mirror.where_b} sends every MTG "
+         "frame back: attach it with --flows"),
+        (["agree", mirror.where_a, "--flows", "7:3"],
+         f"reflect: no reflector of mtg on {mirror.where_a}"),
+        (["agree", mirror.where_b], "reflect agree: --flows RUN:TG"),
+        (["list", "--flows", "7:3"], "reflect list: --flows is for"),
+        (["detach", mirror.where_b, "--flows", "7:3"],
+         "reflect detach: --flows is for"),
+    ] + [(["attach", mirror.where_a, "--slot", "1", "--flows", bad],
+          f"reflect attach: --flows expects RUN:TG[,RUN:TG...] (a run id "
+          f"0 to 4294967295, a TG id 1 to 4294967295), got '{bad}'")
+         for bad in ("7", "7:0", "7:3,", ":3", "7:3:1", "4294967296:1",
+                     "7:x", "-1:2", "7:3;8:1")]
     for args, message in cases:
         res = reflect(*args, check=False)
         assert res.returncode == 1, (args, res.stdout, res.stderr)
@@ -235,6 +249,75 @@ def test_list_and_errors(mirror):
     res = run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
               MTGCTL, "reflect", "list", check=False)
     assert res.returncode == 1 and "reflect list: needs root" in res.stderr
+
+
+def mtg_flow(run_id, tg_id, seq=0):
+    """An IPv4 MTG frame of flow (run_id, tg_id)."""
+    h = wire.MtgHeader(magic=abi.HDR_MAGIC, version=abi.HDR_VERSION, flags=0,
+                       hdr_len=abi.HDR_LEN, run_id=run_id, tg_id=tg_id,
+                       seq=seq, sched_ns=1_800_000_000_000_000_000,
+                       nut=bytes(6), patt_kind=abi.PATT_INCR, patt_value=5,
+                       patt_seed=0, crc=0, tx_ns=1_800_000_000_000_000_123,
+                       tp_ns=(0, 0, 0, 0))
+    return frame(4, h.encode(crc="auto") +
+                 wire.pattern_bytes(abi.PATT_INCR, 5, 0, 64))
+
+
+def test_agreed_flows_only(mirror):
+    """Attached with --flows, a reflector sends back the frames of those
+    flows only, counting each flow's; the frames of other flows (another
+    TG, another run) go up its stack as they came, counted not_agreed.
+    agree and forget change the flows as it runs; detach takes them
+    all."""
+    reflect("attach", mirror.where_b, "--slot", str(SLOT), "--flows",
+            "7:1,7:2")
+    reflect("attach", mirror.where_a, "--slot", str(SLOT))
+    sent = {(7, 1): 3, (7, 2): 1, (7, 3): 2, (8, 1): 1}
+    for (run_id, tg), n in sent.items():
+        for seq in range(n):
+            mirror.tx.send(mtg_flow(run_id, tg, seq))
+    back = receive(mirror.back, 4)
+    got = sorted((wire.parse_frame(f).mtg.run_id, wire.parse_frame(f).mtg.tg_id)
+                 for f, _ in back)
+    assert got == [(7, 1)] * 3 + [(7, 2)]
+    (r,) = reflectors(mirror.where_b)
+    assert r["agreed_only"] is True
+    assert r["counters"] == dict.fromkeys(COUNTERS, 0) | \
+        {"reflected": 4, "not_agreed": 3}
+    assert sorted((f["run_id"], f["tg_id"], f["reflected"])
+                  for f in r["flows"]) == [(7, 1, 3), (7, 2, 1)]
+    assert f"{mirror.where_b} slot {SLOT} agreed flows only: attached" in \
+        reflect("list", mirror.where_b).stdout
+    assert "  flow 7:1 reflected 3\n" in reflect("list", mirror.where_b).stdout
+    # what passed is what was sent: the not-agreed frames reach b's stack
+    passed = []
+    deadline = time.monotonic() + 10
+    while len(passed) < 3 and time.monotonic() < deadline:
+        for sock in mirror.rx:
+            try:
+                passed.append(sock.recv(65536))
+            except BlockingIOError:
+                time.sleep(0.001)
+    assert sorted(passed) == sorted([mtg_flow(7, 3, 0), mtg_flow(7, 3, 1),
+                                     mtg_flow(8, 1, 0)])
+    # agree and forget as it runs
+    assert reflect("agree", mirror.where_b, "--flows", "8:1").stdout == \
+        f"agreed 1 flow on {mirror.where_b}\n"
+    reflect("forget", mirror.where_b, "--flows", "7:1,7:2")
+    res = reflect("forget", mirror.where_b, "--flows", "7:1", check=False)
+    assert res.returncode == 1 and "flow 7:1 is not agreed" in res.stderr
+    res = reflect("agree", mirror.where_b, "--flows", "8:1", check=False)
+    assert res.returncode == 1 and "flow 8:1 is agreed already" in res.stderr
+    mirror.tx.send(mtg_flow(7, 1, 9))
+    mirror.tx.send(mtg_flow(8, 1, 9))
+    ((f, _),) = receive(mirror.back, 1)
+    assert (wire.parse_frame(f).mtg.run_id, wire.parse_frame(f).mtg.seq) == \
+        (8, 9)
+    (r,) = reflectors(mirror.where_b)
+    assert [(f["run_id"], f["tg_id"], f["reflected"]) for f in r["flows"]] \
+        == [(8, 1, 1)]
+    reflect("detach", mirror.where_b)
+    assert reflectors(mirror.where_b) == []
 
 
 # --- round trips through netem ------------------------------------------------
