@@ -269,16 +269,21 @@ def test_xdp_receiver_records_what_the_module_records(mirrored, tmp_path):
     assert gap.max() < SIDE_BY_SIDE_MS * MS, gap.max()
 
 
-def test_the_reflector_loads_here(mirrored):
+@pytest.mark.parametrize("flows", [[], ["--flows", "7:1,7:2"]],
+                         ids=["every-flow", "agreed-flows"])
+def test_the_reflector_loads_here(mirrored, flows):
     """The third program, the XDP reflector, on this kernel's verifier
-    (its round trips: test_ebpf_reflect.py, here in make test-full)."""
+    (its round trips: test_ebpf_reflect.py, here in make test-full), both
+    ways: the agreed flows' map lookups are verified only where the
+    loader asked for them (the flag is the program's read-only data)."""
     where = f"{mirrored['h']}@{mirrored['x']}"
-    run(MTGCTL, "reflect", "attach", where, "--slot", "3")
+    run(MTGCTL, "reflect", "attach", where, "--slot", "3", *flows)
     try:
         (r,) = json.loads(run(MTGCTL, "reflect", "list", "--json",
                               where).stdout)["reflectors"]
-        assert (r["dev"], r["slot"], r["state"]) == \
-            (mirrored["h"], 3, "attached"), r
+        assert (r["dev"], r["slot"], r["state"], r["agreed_only"],
+                len(r["flows"])) == \
+            (mirrored["h"], 3, "attached", bool(flows), 2 * bool(flows)), r
         assert xdp_attached(mirrored["x"], mirrored["h"])
     finally:
         run(MTGCTL, "reflect", "detach", where)
