@@ -138,6 +138,14 @@ static const struct prog_option run_options[] = {
 		      .help = "the key logd checks (needed with --log)"),
 	DEFINE_OPTION("log-name", OPT_STRING, struct run_opts, rx.log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
+	DEFINE_OPTION("host", OPT_STRING, struct run_opts, host,
+		      .metavar = "NAME",
+		      .help = "run only the TGs of host NAME of a file whose TGs name hosts (mtgctl manage's)"),
+	DEFINE_OPTION("run-id", OPT_COUNT, struct run_opts, run_id,
+		      .metavar = "N", .min = 1, .max = UINT32_MAX,
+		      .help = "the run's id (default: a random one)"),
+	DEFINE_OPTION("hold", OPT_BOOL, struct run_opts, hold,
+		      .help = "when ready, print a 'hold' line and wait for 'start T0' (CLOCK_TAI ns) on stdin (mtgctl daemon's)"),
 	END_OPTIONS
 };
 
@@ -439,7 +447,7 @@ static const struct command commands[] = {
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
 	  check_options, &check_defaults, sizeof(struct check_opts), "FILE",
 	  1, 1, run_check },
-	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands] [--log ADDR[:PORT] --log-key FILE [--log-udp] [--log-name NAME]]",
+	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands] [--log ADDR[:PORT] --log-key FILE [--log-udp] [--log-name NAME]] [--host NAME] [--run-id N] [--hold]",
 	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM; record\n        what comes back on the interfaces FILE's 'listen' names. On a\n        terminal, a live dashboard shows and controls every TG.",
 	  run_options, &run_defaults, sizeof(struct run_opts), "FILE", 1, 1,
 	  run_run },

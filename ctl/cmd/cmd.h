@@ -41,6 +41,9 @@ struct run_opts {
 	uint64_t start_delay;	/* ns from now to the run's T0 */
 	uint64_t drain;		/* ns of receiving after the TGs ended */
 	bool commands;		/* take commands on standard input */
+	const char *host;	/* only the TGs of this host (`host`) */
+	uint64_t run_id;	/* 0: a random one */
+	bool hold;		/* ready, then T0 from stdin (mtgctl daemon) */
 };
 
 struct listen_opts {
