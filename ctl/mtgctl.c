@@ -442,6 +442,60 @@ static int run_itgsend(int nargs, char **args, const void *opts)
 	return cmd_itgsend(nargs, args, opts);
 }
 
+/* port: 0 is the daemon's default (cmd/daemon.c) */
+static const struct daemon_opts daemon_defaults = { .key = NULL };
+
+static const struct prog_option daemon_options[] = {
+	DEFINE_OPTION("key", OPT_STRING, struct daemon_opts, key,
+		      .metavar = "FILE",
+		      .help = "the key a manager must prove it holds (64 hex digits; not readable by others)"),
+	DEFINE_OPTION("port", OPT_COUNT, struct daemon_opts, port,
+		      .metavar = "PORT", .min = 1, .max = 65535,
+		      .help = "TSP's TCP port; default 9998 (ITGSend's daemon mode)"),
+	DEFINE_OPTION("bind", OPT_STRING, struct daemon_opts, bind,
+		      .metavar = "ADDR", .help = "listen on ADDR only; default every address"),
+	DEFINE_OPTION("allow", OPT_STRING, struct daemon_opts, allow,
+		      .metavar = "ADDR[,ADDR...]",
+		      .help = "take managers from these addresses only; default any holding the key"),
+	DEFINE_OPTION("device", OPT_STRING, struct daemon_opts, device,
+		      .metavar = "PATH",
+		      .help = "the module's device for the runs; default " MTG_DEVICE_PATH),
+	DEFINE_OPTION("duration", OPT_SECONDS, struct daemon_opts, duration,
+		      .metavar = "TIME", .help = "stop after TIME; default: at SIGINT/SIGTERM"),
+	END_OPTIONS
+};
+
+static int run_daemon(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	(void)args;
+	return cmd_daemon(opts);
+}
+
+static const struct manage_opts manage_defaults = {
+	.start_delay = 1000000000ULL,
+};
+
+static const struct prog_option manage_options[] = {
+	DEFINE_OPTION("batch", OPT_BOOL, struct manage_opts, batch,
+		      .help = "plain progress lines, one a TG with its host (the default)"),
+	DEFINE_OPTION("json-stream", OPT_BOOL, struct manage_opts, json_stream,
+		      .help = "a JSON object a second on stdout, each TG with its host; other lines go to stderr"),
+	DEFINE_OPTION("json", OPT_STRING, struct manage_opts, json,
+		      .metavar = "SUMMARY.json",
+		      .help = "write every host's summary merged there (atomically)"),
+	DEFINE_OPTION("start-delay", OPT_SECONDS, struct manage_opts, start_delay,
+		      .metavar = "TIME",
+		      .help = "T0 is TIME after every host is ready; default 1"),
+	END_OPTIONS
+};
+
+static int run_manage(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	return cmd_manage(args[0], opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
@@ -495,6 +549,14 @@ static const struct command commands[] = {
 	  "ITGSend's command line (D-ITG 2.8.1: -a, -rp, -C, -c, -t, ...) or\n        script file, a TG per flow, run as 'run' runs an IDF (--idf: print\n        it). mtgctl's own options are long ones (Documentation/mtgctl.rst).",
 	  itgsend_options, &itgsend_defaults, sizeof(struct itgsend_opts), "",
 	  0, 0, run_itgsend },
+	{ "daemon", "--key FILE [--port PORT] [--bind ADDR] [--allow ADDR[,ADDR...]] [--device PATH] [--duration TIME]",
+	  "A sending host's daemon: run the part of an experiment that a manager\n        holding the key sends (mtgctl manage), report its progress and its\n        summary back (Documentation/tsp.rst).",
+	  daemon_options, &daemon_defaults, sizeof(struct daemon_opts), "",
+	  0, 0, run_daemon },
+	{ "manage", "FILE.idf [--batch | --json-stream] [--json SUMMARY.json] [--start-delay TIME]",
+	  "Run each TG of FILE on its host's mtgctl daemon (the file's 'host'\n        keywords and 'key'), all from one T0; show their progress and merge\n        their summaries.",
+	  manage_options, &manage_defaults, sizeof(struct manage_opts), "FILE",
+	  1, 1, run_manage },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -536,7 +598,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd | itgsend }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd | itgsend | daemon | manage }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -569,7 +631,9 @@ static void usage(FILE *out)
 		"  mtgctl monitor\n"
 		"  mtgctl logd --key tsp.key --out /var/log/mtg --udp\n"
 		"  mtgctl itgsend -a 10.0.0.2 -rp 9001 -C 100 -c 512 -t 5000 --idf\n"
-		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n");
+		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n"
+		"  sudo mtgctl daemon --key tsp.key\n"
+		"  mtgctl manage examples/two-hosts.idf --json two-hosts.json\n");
 }
 
 /*
@@ -732,6 +796,8 @@ int main(int argc, char **argv)
 		struct monitor_opts monitor;
 		struct logd_opts logd;
 		struct itgsend_opts itgsend;
+		struct daemon_opts daemon;
+		struct manage_opts manage;
 	} opts;
 	int first;
 
@@ -749,7 +815,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd, itgsend)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd, itgsend, daemon, manage)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}
