@@ -6,7 +6,8 @@
  * holds the key and offers a part: the experiment's file, the host whose
  * TGs this daemon runs, the run id. The part runs as `mtgctl run FILE
  * --host NAME --run-id R --hold --json-stream --json SUMMARY`, a child
- * (this very binary, /proc/self/exe) in a private directory: it says
+ * (this very binary, /proc/self/exe as it was at the start) in a private
+ * directory: it says
  * when it is ready (its "hold" line), starts at the T0 the manager sends
  * on its standard input, and its stream becomes the manager's progress;
  * its summary goes back at the end. A child that ends before it is
@@ -41,7 +42,7 @@
 #include "tsp/serve.h"
 #include "util/clock.h"
 
-#define DAEMON_MANAGERS		8	/* connections at once: one served */
+#define DAEMON_MANAGERS		64	/* connections at once: one served */
 #define DAEMON_LINE		(1U << 20)	/* a line of the child's stream */
 #define DAEMON_SAID		4096	/* what the child said, kept for a
 					 * refusal */
@@ -92,6 +93,7 @@ struct daemon {
 	struct client *owner;		/* its manager */
 	uint64_t refused_conns, parts, refused;
 	FILE *say;
+	char self[PATH_MAX];		/* this binary: what the parts run */
 };
 
 static void on_signal(int sig)
@@ -378,9 +380,9 @@ static int spawn(struct daemon *d, struct job *j, char *why, size_t len)
 		dup2(in[0], STDIN_FILENO);
 		dup2(out[1], STDOUT_FILENO);
 		dup2(err[1], STDERR_FILENO);
-		execv("/proc/self/exe", (char **)argv);
-		dprintf(STDERR_FILENO, "mtgctl daemon: cannot run /proc/self/exe: %s\n",
-			strerror(errno));
+		execv(d->self, (char **)argv);
+		dprintf(STDERR_FILENO, "mtgctl daemon: cannot run %s: %s\n",
+			d->self, strerror(errno));
 		_exit(EXIT_ERROR);
 	}
 	close(in[0]);
@@ -676,6 +678,10 @@ static void refusal(const struct job *j, int status, char *text, size_t len)
 		pick = s;
 	if (!strncmp(pick, "mtgctl: ", 8))
 		pick += 8;
+	/* the file as the manager named it, not as this host keeps it */
+	n = strlen(j->dir);
+	if (n && !strncmp(pick, j->dir, n) && pick[n] == '/')
+		pick += n + 1;
 	n = strcspn(pick, "\n");
 	if (!n)
 		snprintf(text, len, "its run ended (exit status %d) before it was ready, saying nothing",
@@ -716,7 +722,8 @@ static int child_turn(struct daemon *d, struct client *m, char *why, size_t len)
 static int configure(struct daemon *d)
 {
 	const struct daemon_opts *o = d->o;
-	char why[200];
+	char why[PATH_MAX * 2 + 200];
+	ssize_t n;
 
 	if (!o->key) {
 		pr_err("daemon: --key FILE is needed: the key managers must prove they hold (Documentation/tsp.rst, Key files)\n");
@@ -726,6 +733,15 @@ static int configure(struct daemon *d)
 		pr_err("daemon: %s\n", why);
 		return -1;
 	}
+	/* read once: the binary may be replaced while the daemon runs (and
+	 * under valgrind, /proc/self/exe is valgrind's, this path ours) */
+	n = readlink("/proc/self/exe", d->self, sizeof(d->self) - 1);
+	if (n <= 0) {
+		pr_err("daemon: cannot read /proc/self/exe: %s\n",
+		       strerror(errno));
+		return -1;
+	}
+	d->self[n] = '\0';
 	d->lfd = tsp_serve_socket(o->bind, (uint16_t)o->port, SOCK_STREAM,
 				  why, sizeof(why));
 	if (d->lfd < 0) {
