@@ -13,29 +13,7 @@
 #include "idf/idf.h"
 #include "idf/units.h"
 #include "uapi/mtg.h"
-
-enum opt_type {
-	OPT_BOOL,		/* a flag */
-	OPT_STRING,		/* an argument kept as given */
-	OPT_SECONDS,		/* a time, seconds or with a unit, into ns */
-	OPT_COUNT,		/* a number, suffixes k, M, G (uint64_t) */
-};
-
-struct prog_option {
-	const char *name;
-	char short_name;	/* 0: none */
-	enum opt_type type;
-	size_t offset;		/* of the field in the command's options */
-	const char *metavar;
-	const char *help;
-	uint64_t min, max;	/* OPT_COUNT's range */
-	bool pow2;		/* OPT_COUNT: a power of two */
-};
-
-#define DEFINE_OPTION(_name, _type, _struct, _field, ...)		\
-	{ .name = (_name), .type = (_type),				\
-	  .offset = offsetof(_struct, _field), __VA_ARGS__ }
-#define END_OPTIONS	{ .name = NULL }
+#include "util/opts.h"
 
 static const struct check_opts check_defaults = { .json = false };
 
@@ -200,18 +178,6 @@ static const struct prog_option listen_options[] = {
 	DEFINE_OPTION("log-name", OPT_STRING, struct listen_opts, rx.log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
 	END_OPTIONS
-};
-
-struct command {
-	const char *name;
-	const char *args;		/* the grammar after the name */
-	const char *doc;
-	const struct prog_option *options;
-	const void *defaults;
-	size_t size;			/* of the options structure */
-	const char *arg_name;		/* of the positional arguments */
-	int min_args, max_args;		/* how many; max -1: any */
-	int (*run)(int nargs, char **args, const void *opts);
 };
 
 static int run_check(int nargs, char **args, const void *opts)
@@ -443,7 +409,7 @@ static int run_itgsend(int nargs, char **args, const void *opts)
 }
 
 /* port: 0 is the daemon's default (cmd/daemon.c) */
-static const struct daemon_opts daemon_defaults = { .key = NULL };
+static const struct daemon_opts daemon_defaults;
 
 static const struct prog_option daemon_options[] = {
 	DEFINE_OPTION("key", OPT_STRING, struct daemon_opts, key,
@@ -455,8 +421,7 @@ static const struct prog_option daemon_options[] = {
 	DEFINE_OPTION("bind", OPT_STRING, struct daemon_opts, bind,
 		      .metavar = "ADDR", .help = "listen on ADDR only; default every address"),
 	DEFINE_OPTION("allow", OPT_STRING, struct daemon_opts, allow,
-		      .metavar = "ADDR[,ADDR...]",
-		      .help = "take managers from these addresses only; default any holding the key"),
+		      .metavar = "ADDR[,ADDR...]", .help = "take managers from these addresses only; default any"),
 	DEFINE_OPTION("device", OPT_STRING, struct daemon_opts, device,
 		      .metavar = "PATH",
 		      .help = "the module's device for the runs; default " MTG_DEVICE_PATH),
@@ -472,9 +437,7 @@ static int run_daemon(int nargs, char **args, const void *opts)
 	return cmd_daemon(opts);
 }
 
-static const struct manage_opts manage_defaults = {
-	.start_delay = 1000000000ULL,
-};
+static const struct manage_opts manage_defaults = { .start_delay = 1000000000ULL };
 
 static const struct prog_option manage_options[] = {
 	DEFINE_OPTION("batch", OPT_BOOL, struct manage_opts, batch,
@@ -482,11 +445,9 @@ static const struct prog_option manage_options[] = {
 	DEFINE_OPTION("json-stream", OPT_BOOL, struct manage_opts, json_stream,
 		      .help = "a JSON object a second on stdout, each TG with its host; other lines go to stderr"),
 	DEFINE_OPTION("json", OPT_STRING, struct manage_opts, json,
-		      .metavar = "SUMMARY.json",
-		      .help = "write every host's summary merged there (atomically)"),
+		      .metavar = "SUMMARY.json", .help = "write every host's summary merged there (atomically)"),
 	DEFINE_OPTION("start-delay", OPT_SECONDS, struct manage_opts, start_delay,
-		      .metavar = "TIME",
-		      .help = "T0 is TIME after every host is ready; default 1"),
+		      .metavar = "TIME", .help = "T0 is TIME after every host is ready; default 1"),
 	END_OPTIONS
 };
 
@@ -550,11 +511,11 @@ static const struct command commands[] = {
 	  itgsend_options, &itgsend_defaults, sizeof(struct itgsend_opts), "",
 	  0, 0, run_itgsend },
 	{ "daemon", "--key FILE [--port PORT] [--bind ADDR] [--allow ADDR[,ADDR...]] [--device PATH] [--duration TIME]",
-	  "A sending host's daemon: run the part of an experiment that a manager\n        holding the key sends (mtgctl manage), report its progress and its\n        summary back (Documentation/tsp.rst).",
+	  "A sending host's daemon: run the TGs of its host that a manager holding\n        the key sends (mtgctl manage), with progress and summary back.",
 	  daemon_options, &daemon_defaults, sizeof(struct daemon_opts), "",
 	  0, 0, run_daemon },
 	{ "manage", "FILE.idf [--batch | --json-stream] [--json SUMMARY.json] [--start-delay TIME]",
-	  "Run each TG of FILE on its host's mtgctl daemon (the file's 'host'\n        keywords and 'key'), all from one T0; show their progress and merge\n        their summaries.",
+	  "Run each TG of FILE on its host's mtgctl daemon ('host', 'key'), all\n        from one T0; show their progress and merge their summaries.",
 	  manage_options, &manage_defaults, sizeof(struct manage_opts), "FILE",
 	  1, 1, run_manage },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }

@@ -32,7 +32,7 @@ void tsp_fail(struct tsp_err *e, enum tsp_ecode code, uint8_t type,
 	va_end(ap);
 }
 
-static int bad(struct cur *c, enum tsp_ecode code, size_t at,
+int bad(struct cur *c, enum tsp_ecode code, size_t at,
 	       const char *field, const char *what)
 {
 	tsp_fail(c->e, code, c->type, true, c->base, at, field, "%s", what);
@@ -41,7 +41,7 @@ static int bad(struct cur *c, enum tsp_ecode code, size_t at,
 }
 
 /* room for len bytes at c->off */
-static int room(struct cur *c, const char *field, size_t len)
+int room(struct cur *c, const char *field, size_t len)
 {
 	char what[96];
 
@@ -60,7 +60,7 @@ static int room(struct cur *c, const char *field, size_t len)
 		   c->off, field, what);
 }
 
-static int raw(struct cur *c, const char *field, void *v, size_t len)
+int raw(struct cur *c, const char *field, void *v, size_t len)
 {
 	if (room(c, field, len))
 		return -1;
@@ -72,12 +72,12 @@ static int raw(struct cur *c, const char *field, void *v, size_t len)
 	return 0;
 }
 
-static int u8(struct cur *c, const char *field, uint8_t *v)
+int u8(struct cur *c, const char *field, uint8_t *v)
 {
 	return raw(c, field, v, 1);
 }
 
-static int u16be(struct cur *c, const char *field, uint16_t *v)
+int u16be(struct cur *c, const char *field, uint16_t *v)
 {
 	uint16_t x = htobe16(*v);
 
@@ -98,7 +98,7 @@ static int u16le(struct cur *c, const char *field, uint16_t *v)
 	return 0;
 }
 
-static int u32be(struct cur *c, const char *field, uint32_t *v)
+int u32be(struct cur *c, const char *field, uint32_t *v)
 {
 	uint32_t x = htobe32(*v);
 
@@ -108,7 +108,7 @@ static int u32be(struct cur *c, const char *field, uint32_t *v)
 	return 0;
 }
 
-static int u64be(struct cur *c, const char *field, uint64_t *v)
+int u64be(struct cur *c, const char *field, uint64_t *v)
 {
 	uint64_t x = htobe64(*v);
 
@@ -118,7 +118,7 @@ static int u64be(struct cur *c, const char *field, uint64_t *v)
 	return 0;
 }
 
-static int range(struct cur *c, const char *field, size_t at, uint64_t v,
+int range(struct cur *c, const char *field, size_t at, uint64_t v,
 		 uint64_t lo, uint64_t hi, const char *what)
 {
 	char s[160];
@@ -132,7 +132,7 @@ static int range(struct cur *c, const char *field, size_t at, uint64_t v,
 	return bad(c, TSP_E_RANGE, at, field, s);
 }
 
-static int u8r(struct cur *c, const char *field, uint8_t *v, uint8_t lo,
+int u8r(struct cur *c, const char *field, uint8_t *v, uint8_t lo,
 	       uint8_t hi, const char *what)
 {
 	size_t at = c->off;
@@ -305,7 +305,7 @@ static int walk_hello(struct cur *c, struct tsp_msg *m)
 	return 0;
 }
 
-static int text(struct cur *c, const char *field, struct tsp_text *t)
+int text(struct cur *c, const char *field, struct tsp_text *t)
 {
 	size_t at = c->off, i;
 	char s[80];
@@ -454,7 +454,7 @@ static int walk_error(struct cur *c, struct tsp_msg *m)
 
 /* a host's name (a log's, a job's): 1..64 of [A-Za-z0-9._-], not "."
  * first, so that it can name a file */
-static int host_name(struct cur *c, const char *lfield, const char *field,
+int host_name(struct cur *c, const char *lfield, const char *field,
 		     uint16_t *len, char *name)
 {
 	size_t at = c->off, i;
@@ -581,155 +581,6 @@ static int walk_log(struct cur *c, struct tsp_msg *m)
 		return u64be(c, "end_ns", &m->u.lclose.end_ns);
 	default:
 		return walk_log_done(c, m);
-	}
-}
-
-static int walk_job_offer(struct cur *c, struct tsp_msg *m)
-{
-	struct tsp_job_offer *o = &m->u.offer;
-	size_t at = c->off;
-
-	u32be(c, "run_id", &o->run_id);
-	range(c, "run_id", at, o->run_id, 1, UINT32_MAX, "a run id");
-	at = c->off;
-	u32be(c, "idf_len", &o->idf_len);
-	range(c, "idf_len", at, o->idf_len, 1, TSP_JOB_IDF_MAX,
-	      "an IDF's bytes");
-	if (c->bad || host_name(c, "host_len", "host", &o->host_len, o->host))
-		return -1;
-	return text(c, "file", &o->file);
-}
-
-/* a piece of the IDF (from the manager) or of the summary (the daemon) */
-static int walk_job_data(struct cur *c, struct tsp_msg *m)
-{
-	struct tsp_job_data *d = &m->u.jdata;
-	uint8_t reserved = 0, kind = c->from == TSP_FROM_SENDER ?
-		TSP_JOB_IDF : TSP_JOB_SUMMARY;
-	size_t at = c->off;
-
-	u8(c, "kind", &d->kind);
-	range(c, "kind", at, d->kind, kind, kind, c->from == TSP_FROM_SENDER ?
-	      "the IDF's, a manager's" : "the summary's, a daemon's");
-	at = c->off;
-	u8(c, "reserved", &reserved);
-	range(c, "reserved", at, reserved, 0, 0, "zero");
-	u32be(c, "offset", &d->offset);
-	at = c->off;
-	u16be(c, "len", &d->len);
-	range(c, "len", at, d->len, 1, TSP_JOB_CHUNK, "a piece's bytes");
-	if (c->bad)
-		return -1;
-	at = c->off;
-	if (c->mode == CUR_READ) {
-		if (room(c, "bytes", d->len))
-			return -1;
-		d->bytes = malloc(d->len);
-		if (!d->bytes)
-			return bad(c, TSP_E_LENGTH, at, "bytes",
-				   "out of memory");
-	} else if (!d->bytes) {
-		return bad(c, TSP_E_LENGTH, at, "bytes", "none given");
-	}
-	return raw(c, "bytes", d->bytes, d->len);
-}
-
-static int walk_job_row(struct cur *c, struct tsp_job_row *r)
-{
-	uint8_t reserved[3] = { 0 };
-	size_t at;
-
-	u32be(c, "tgid", &r->tgid);
-	u8r(c, "state", &r->state, 0, TSP_JOB_STATE_LAST, "a TG's state");
-	at = c->off;
-	raw(c, "reserved", reserved, sizeof(reserved));
-	if (!c->bad && (reserved[0] || reserved[1] || reserved[2]))
-		return bad(c, TSP_E_RANGE, at, "reserved", "not zero");
-	u64be(c, "sent", &r->sent);
-	u64be(c, "bytes", &r->bytes);
-	return u64be(c, "late_p99_ns", &r->late_p99_ns);
-}
-
-static int walk_job_progress(struct cur *c, struct tsp_msg *m)
-{
-	struct tsp_job_progress *p = &m->u.prog;
-	uint16_t reserved = 0, i;
-	size_t at;
-
-	u32be(c, "run_id", &p->run_id);
-	u64be(c, "elapsed_ns", &p->elapsed_ns);
-	at = c->off;
-	u16be(c, "count", &p->count);
-	range(c, "count", at, p->count, 0, TSP_JOB_ROWS, "a part's rows");
-	at = c->off;
-	u16be(c, "reserved", &reserved);
-	range(c, "reserved", at, reserved, 0, 0, "zero");
-	if (c->bad)
-		return -1;
-	at = c->off;
-	if (c->mode == CUR_READ) {
-		if (room(c, "rows", (size_t)p->count * TSP_JOB_ROW))
-			return -1;
-		p->rows = calloc(p->count ? p->count : 1, sizeof(*p->rows));
-		if (!p->rows)
-			return bad(c, TSP_E_LENGTH, at, "rows",
-				   "out of memory");
-	} else if (p->count && !p->rows) {
-		return bad(c, TSP_E_LENGTH, at, "rows", "none given");
-	}
-	for (i = 0; i < p->count; i++)
-		if (walk_job_row(c, &p->rows[i]))
-			return -1;
-	return 0;
-}
-
-static int walk_job_end(struct cur *c, struct tsp_msg *m)
-{
-	struct tsp_job_end *e = &m->u.jend;
-	uint16_t reserved = 0;
-	size_t at;
-
-	u32be(c, "run_id", &e->run_id);
-	u8(c, "status", &e->status);
-	at = c->off;
-	u8(c, "flags", &e->flags);
-	if (!c->bad && (e->flags & ~TSP_JOB_FLAGS))
-		return bad(c, TSP_E_RANGE, at, "flags", "unknown flag bits");
-	at = c->off;
-	u16be(c, "reserved", &reserved);
-	range(c, "reserved", at, reserved, 0, 0, "zero");
-	at = c->off;
-	u32be(c, "summary_len", &e->summary_len);
-	range(c, "summary_len", at, e->summary_len, 0, TSP_JOB_SUMMARY_MAX,
-	      "a summary's bytes");
-	return c->bad ? -1 : text(c, "why", &e->why);
-}
-
-static int walk_job(struct cur *c, struct tsp_msg *m)
-{
-	size_t at;
-
-	switch (m->type) {
-	case TSP_JOB_OFFER:
-		return walk_job_offer(c, m);
-	case TSP_JOB_DATA:
-		return walk_job_data(c, m);
-	case TSP_JOB_READY:
-		u32be(c, "run_id", &m->u.ready.run_id);
-		return u32be(c, "tgs", &m->u.ready.tgs);
-	case TSP_JOB_START:
-		u32be(c, "run_id", &m->u.jstart.run_id);
-		at = c->off;
-		u64be(c, "start_ns", &m->u.jstart.start_ns);
-		return range(c, "start_ns", at, m->u.jstart.start_ns, 1,
-			     UINT64_MAX, "a time");
-	case TSP_JOB_PROGRESS:
-		return walk_job_progress(c, m);
-	case TSP_JOB_END:
-		return walk_job_end(c, m);
-	default:
-		u32be(c, "run_id", &m->u.drop.run_id);
-		return c->bad ? -1 : text(c, "why", &m->u.drop.why);
 	}
 }
 
