@@ -594,7 +594,7 @@ static void usage(FILE *out)
 		"  mtgctl itgsend -a 10.0.0.2 -rp 9001 -C 100 -c 512 -t 5000 --idf\n"
 		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n"
 		"  sudo mtgctl daemon --key tsp.key\n"
-		"  mtgctl manage examples/two-hosts.idf --json two-hosts.json\n");
+		"  mtgctl manage examples/managed.idf --json managed.json\n");
 }
 
 /*

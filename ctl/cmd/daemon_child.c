@@ -168,7 +168,7 @@ int send_end(struct client *m, int status, uint8_t flags,
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/summary.json", j->dir);
-	f = j->dir[0] && !flags ? fopen(p, "re") : NULL;
+	f = j->dir[0] ? fopen(p, "re") : NULL;	/* a killed run writes it too */
 	if (f) {
 		buf = malloc(TSP_JOB_SUMMARY_MAX);
 		n = buf ? fread(buf, 1, TSP_JOB_SUMMARY_MAX, f) : 0;
