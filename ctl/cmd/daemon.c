@@ -187,6 +187,7 @@ static int take_offer(struct daemon *d, struct client *m,
 				  "out of memory", why, len);
 	}
 	j->state = JOB_TAKING;
+	j->take_by = now_mono_ms() + DAEMON_TAKE_MS;
 	j->run_id = o->run_id;
 	j->idf_len = o->idf_len;
 	j->in = j->out = j->err = -1;
@@ -217,6 +218,7 @@ static int take_data(struct daemon *d, struct client *m,
 	}
 	memcpy(j->idf + j->got, p->bytes, p->len);
 	j->got += p->len;
+	j->take_by = now_mono_ms() + DAEMON_TAKE_MS;
 	if (j->got < j->idf_len)
 		return 0;
 	j->idf[j->idf_len] = '\0';
@@ -382,6 +384,14 @@ static void serve(struct daemon *d, struct pollfd *pfd, size_t npolled)
 		}
 		if (tsp_opening_expired(&m->c, &m->op, now_mono_ms(), why,
 					sizeof(why))) {
+			drop_mgr(d, i, why);
+			continue;
+		}
+		if (m->job && m->job->state == JOB_TAKING &&
+		    now_mono_ms() > m->job->take_by) {
+			tsp_refuse(&m->c, TSP_ERR_UNEXPECTED, TSP_JOB_DATA,
+				   "the IDF's pieces stopped coming (30 s without one)",
+				   why, sizeof(why));
 			drop_mgr(d, i, why);
 			continue;
 		}

@@ -21,6 +21,7 @@
 #define DAEMON_SAID		4096	/* what the child said, kept for a
 					 * refusal */
 #define DAEMON_KILL_MS		5000	/* SIGTERM, then SIGKILL after */
+#define DAEMON_TAKE_MS		30000	/* the IDF's next piece, at most */
 
 enum job_state {
 	JOB_NONE,		/* authenticated, no part yet */
@@ -37,6 +38,7 @@ struct job {
 	char file[NAME_MAX + 1];	/* the manager's file's name */
 	char *idf;
 	uint32_t idf_len, got;
+	uint64_t take_by;		/* monotonic ms: the next piece's due */
 	char dir[64];			/* private: the file, the summary */
 	pid_t pid;
 	int in, out, err;		/* the child's stdin, stdout, stderr */

@@ -317,12 +317,15 @@ int cmd_manage(const char *file, const struct manage_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (!mgr_prepare(&m, &f, file) || stop_signal) {
+	if (!mgr_prepare(&m, &f, file, &stop_signal) || stop_signal) {
 		mgr_drop(&m, stop_signal ? "the manager was interrupted" :
 			 "another host is not ready");
-		fprintf(stderr, "%s: run %u: nothing started: a host is not ready\n",
-			file, m.run_id);
+		fprintf(stderr, "%s: run %u: nothing started: %s\n", file,
+			m.run_id, stop_signal ? "interrupted" :
+			"a host is not ready");
 		hosts_report(&m, stderr);
+		if (stop_signal)
+			rc = EXIT_SIGNAL + stop_signal;
 		goto out;
 	}
 	for (i = 0; i < m.nhosts; i++)

@@ -238,15 +238,16 @@ static void poll_hosts(struct mgr *m, int ms)
 	free(p);
 }
 
-bool mgr_prepare(struct mgr *m, const struct idf_file *f, const char *name)
+bool mgr_prepare(struct mgr *m, const struct idf_file *f, const char *name,
+		 const volatile sig_atomic_t *stop)
 {
 	uint64_t by = now_mono_ms() + MGR_READY_MS;
 	bool waiting = true, all = true;
 	size_t i;
 
-	for (i = 0; i < m->nhosts; i++)
+	for (i = 0; i < m->nhosts && !*stop; i++)
 		offer(m, &m->hosts[i], f, name);
-	while (waiting && now_mono_ms() < by) {
+	while (waiting && !*stop && now_mono_ms() < by) {
 		poll_hosts(m, 100);
 		for (i = 0, waiting = false; i < m->nhosts; i++)
 			waiting |= m->hosts[i].state == MH_OFFERED;
@@ -254,7 +255,7 @@ bool mgr_prepare(struct mgr *m, const struct idf_file *f, const char *name)
 	for (i = 0; i < m->nhosts; i++) {
 		struct mhost *h = &m->hosts[i];
 
-		if (h->state == MH_OFFERED)
+		if (h->state == MH_OFFERED && !*stop)
 			fail(h, "%s", "not ready in 120 s");
 		all &= h->state == MH_READY;
 	}

@@ -9,6 +9,7 @@
 #ifndef MTGCTL_REMOTE_MANAGER_H
 #define MTGCTL_REMOTE_MANAGER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,10 +70,11 @@ void mgr_free(struct mgr *m);
 
 /*
  * Every host dialled and offered its part (file's text, named name);
- * then their answers awaited until each is ready or failed. true when
- * every host is ready.
+ * then their answers awaited until each is ready or failed, or *stop is
+ * set (a signal). true when every host is ready.
  */
-bool mgr_prepare(struct mgr *m, const struct idf_file *f, const char *name);
+bool mgr_prepare(struct mgr *m, const struct idf_file *f, const char *name,
+		 const volatile sig_atomic_t *stop);
 /* Every host not failed told to drop its part (why), its connection closed. */
 void mgr_drop(struct mgr *m, const char *why);
 /* TSP_JOB_START to every ready host: 0, or -1 (a host failed: h->why). */

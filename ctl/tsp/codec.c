@@ -514,6 +514,22 @@ static int walk_log_open(struct cur *c, struct tsp_msg *m)
 	return 0;
 }
 
+int owned(struct cur *c, const char *field, uint8_t **p, size_t n)
+{
+	size_t at = c->off;
+
+	if (c->mode == CUR_READ) {
+		if (room(c, field, n))
+			return -1;
+		*p = malloc(n ? n : 1);
+		if (!*p)
+			return bad(c, TSP_E_LENGTH, at, field, "out of memory");
+	} else if (!*p) {
+		return bad(c, TSP_E_LENGTH, at, field, "none given");
+	}
+	return raw(c, field, *p, n);
+}
+
 static int walk_log_batch(struct cur *c, struct tsp_msg *m)
 {
 	struct tsp_log_batch *b = &m->u.batch;
@@ -533,18 +549,7 @@ static int walk_log_batch(struct cur *c, struct tsp_msg *m)
 	if (c->bad)
 		return -1;
 	n = (size_t)b->count * TSP_LOG_REC;
-	at = c->off;
-	if (c->mode == CUR_READ) {
-		if (room(c, "records", n))
-			return -1;
-		b->recs = malloc(n);
-		if (!b->recs)
-			return bad(c, TSP_E_LENGTH, at, "records",
-				   "out of memory");
-	} else if (!b->recs) {
-		return bad(c, TSP_E_LENGTH, at, "records", "none given");
-	}
-	return raw(c, "records", b->recs, n);
+	return owned(c, "records", &b->recs, n);
 }
 
 static int walk_log_done(struct cur *c, struct tsp_msg *m)

@@ -50,6 +50,8 @@ int text(struct cur *c, const char *field, struct tsp_text *t);
 /* a host's name (a log's, a job's): 1..64 of [A-Za-z0-9._-], not '.' first */
 int host_name(struct cur *c, const char *lfield, const char *field,
 	      uint16_t *len, char *name);
+/* n bytes a message owns: read into *p (malloc'd), or written from it */
+int owned(struct cur *c, const char *field, uint8_t **p, size_t n);
 /* The manager's and daemons' layouts (codec_job.c). */
 int walk_job(struct cur *c, struct tsp_msg *m);
 

@@ -44,18 +44,7 @@ static int walk_job_data(struct cur *c, struct tsp_msg *m)
 	range(c, "len", at, d->len, 1, TSP_JOB_CHUNK, "a piece's bytes");
 	if (c->bad)
 		return -1;
-	at = c->off;
-	if (c->mode == CUR_READ) {
-		if (room(c, "bytes", d->len))
-			return -1;
-		d->bytes = malloc(d->len);
-		if (!d->bytes)
-			return bad(c, TSP_E_LENGTH, at, "bytes",
-				   "out of memory");
-	} else if (!d->bytes) {
-		return bad(c, TSP_E_LENGTH, at, "bytes", "none given");
-	}
-	return raw(c, "bytes", d->bytes, d->len);
+	return owned(c, "bytes", &d->bytes, d->len);
 }
 
 static int walk_job_row(struct cur *c, struct tsp_job_row *r)

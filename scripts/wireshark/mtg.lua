@@ -1305,10 +1305,11 @@ local function dissect_error(c, info)
 	end
 end
 
--- TSP_LOG_OPEN's host name: name_len (1..64) and as many of
--- [A-Za-z0-9._-], not "." first (it names a file): the name, or nil.
-local function log_host(c)
-	local li, lr = field(c, tf.log_name_len, 2, "name_len")
+-- A host's name (TSP_LOG_OPEN's, TSP_JOB_OFFER's): its length (1..64)
+-- in lf and as many of [A-Za-z0-9._-], not "." first (it names a file),
+-- in f: the name, or nil.
+local function host_name(c, lf, f, lname, fname)
+	local li, lr = field(c, lf, 2, lname)
 	if not li then
 		return nil
 	end
@@ -1319,14 +1320,14 @@ local function log_host(c)
 		c.bad = true
 		return nil
 	end
-	local r = take(c, n, "name")
+	local r = take(c, n, fname)
 	if not r then
 		return nil
 	end
 	-- its value given: as a stringz field's it would take the byte
 	-- after it too, if a NUL
 	local s = r:raw()
-	local item = c.t:add(tf.log_name, r, r:string(ENC_ASCII))
+	local item = c.t:add(f, r, r:string(ENC_ASCII))
 	local at = s:find("[^A-Za-z0-9._-]") or (s:sub(1, 1) == "." and 1)
 	if at then
 		bad_value(item, "byte %d: not a letter, digit, '-', '_' or a "
@@ -1340,7 +1341,8 @@ local function dissect_log_open(c, info)
 	local tr = ranged(c, tf.log_transport, 1, "transport", 1, 2,
 			  "a log's transport")
 	ranged(c, tf.reserved, 1, "reserved", 0, 0, "zero")
-	local host = log_host(c)
+	local host = host_name(c, tf.log_name_len, tf.log_name, "name_len",
+			       "name")
 	local li, n = utf8_blob(c, tf.log_meta_len, tf.log_meta, "meta_len",
 				"meta", TSP_MAX_LOG_META, "a log's metadata")
 	if li and n == 0 then
@@ -1418,33 +1420,6 @@ local function dissect_log(c, t, info)
 	end
 end
 
--- TSP_JOB_OFFER's host: as a log's (log_host), in the job's fields.
-local function job_host(c)
-	local li, lr = field(c, tf.job_host_len, 2, "host_len")
-	if not li then
-		return nil
-	end
-	local n = lr:uint()
-	if n == 0 or n > TSP_LOG_NAME_MAX then
-		flag(li, tx.bad_length, string.format(
-			"%d bytes; a name is 1 to %d", n, TSP_LOG_NAME_MAX))
-		c.bad = true
-		return nil
-	end
-	local r = take(c, n, "host")
-	if not r then
-		return nil
-	end
-	local s = r:raw()
-	local item = c.t:add(tf.job_host, r, r:string(ENC_ASCII))
-	local at = s:find("[^A-Za-z0-9._-]") or (s:sub(1, 1) == "." and 1)
-	if at then
-		bad_value(item, "byte %d: not a letter, digit, '-', '_' or a "
-			  .. "'.' after the first", at - 1)
-	end
-	return r:string(ENC_ASCII)
-end
-
 local function dissect_job_progress(c, info)
 	local _, rr = field(c, tf.run, 4, "run_id")
 	u64(c, tf.job_elapsed_ns, "elapsed_ns")
@@ -1489,7 +1464,8 @@ local function dissect_job(c, t, rcvr, info)
 				   "a run id")
 		ranged(c, tf.job_idf_len, 4, "idf_len", 1, TSP_JOB_IDF_MAX,
 		       "an IDF's bytes")
-		local host = job_host(c)
+		local host = host_name(c, tf.job_host_len, tf.job_host,
+				       "host_len", "host")
 		local file = text(c, tf.job_file, "file", TSP_MAX_TEXT, false)
 		if run and host then
 			info[#info + 1] = string.format("run %d host %s of %s",

@@ -493,18 +493,7 @@ def test_daemon_malicious_managers(tmp_path, key):
         code, msg = p.error()
         assert code == 6 and "bad type" in msg, msg
         # 300 connections opened and abandoned, 100 held at once
-        held = []
-        for i in range(300):
-            s = socket.create_connection(("127.0.0.1", port), timeout=20)
-            if i % 3 == 0:
-                s.send(tspd.frame(0x80, tspd.HELLO_S)[:3])
-            held.append(s)
-            if len(held) == 100:
-                for s in held:
-                    s.close()
-                held = []
-        for s in held:
-            s.close()
+        tspd.abandon(port, 300, 100)
         # and a manager is served, once the daemon has seen them go
         deadline = time.monotonic() + 60
         while True:
@@ -522,3 +511,25 @@ def test_daemon_malicious_managers(tmp_path, key):
         rc, log = d.stop()
     assert rc == 0, log
     assert "refused: already 64 connections" in log
+
+
+def test_daemon_drops_a_part_whose_pieces_stop(tmp_path, key):
+    """A manager that offers a part and sends no more of it is told so
+    after 30 s and dropped: it does not keep the daemon busy."""
+    d = tspd.SendDaemon(tmp_path / "k.key", tmp_path, "--device", NO_DEVICE)
+    try:
+        p = tspd.Peer(d.port)
+        p.s.settimeout(120)
+        p.authenticate(key)
+        p.send(offer(11, b"x" * 100, "a") + data(1, 0, b"x" * 10))
+        assert p.error() == (7, "the IDF's pieces stopped coming (30 s "
+                             "without one)")
+        assert p.closed()
+        q = tspd.Peer(d.port)
+        q.authenticate(key)
+        send_part(q, 12, "tgid 1 dist fixd " + TG_REST, "a", "n.idf")
+        code, msg = q.error()
+        assert code == 9 and msg.startswith("n.idf:1:13: error:"), msg
+    finally:
+        rc, log = d.stop()
+    assert rc == 0, log

@@ -385,6 +385,21 @@ def test_malformed(tmp_path):
          if set(MALFORMED) & set(sum(e, []))]
 
 
+def flagged_as_ctl_tsp(tmp_path, cases):
+    """cases, [(from, bytes, ctl/tsp's error code or None, the expert
+    items)], each its own segment of one connection: ctl/tsp gives each
+    its code, and the dissector flags each with its items."""
+    for frm, data, code, _ in cases:
+        _, err = tsp.decode(data, frm)
+        assert (err and err["code"]) == code, (frm, data.hex(), err)
+    path = one_connection(tmp_path, [(frm, data) for frm, data, _, _ in
+                                     cases])
+    got = {m.frame: sorted(m.experts) for m in ws.tsp_dissect(path)}
+    # frames 1-3: the handshake; then one segment a case
+    assert [got.get(4 + i) for i in range(len(cases))] == \
+        [sorted(e) for _, _, _, e in cases]
+
+
 def log_open(run=7, transport=1, reserved=0, name=b"host-a", meta=b"{}"):
     """TSP_LOG_OPEN's bytes, any of its fields as given."""
     return tspd.frame(0x8B, struct.pack(">IBBH", run, transport, reserved,
@@ -436,15 +451,7 @@ def test_malformed_logs(tmp_path):
          ["mtgtsp.error_sent"]),
         ("sender", log_open(), None, []),
     ]
-    for frm, data, code, _ in cases:
-        _, err = tsp.decode(data, frm)
-        assert (err and err["code"]) == code, (frm, data.hex(), err)
-    path = one_connection(tmp_path, [(frm, data) for frm, data, _, _ in
-                                     cases])
-    got = {m.frame: sorted(m.experts) for m in ws.tsp_dissect(path)}
-    # frames 1-3: the handshake; then one segment a case
-    assert [got.get(4 + i) for i in range(len(cases))] == \
-        [sorted(e) for _, _, _, e in cases]
+    flagged_as_ctl_tsp(tmp_path, cases)
 
 
 def test_log_datagrams(tmp_path):
@@ -786,11 +793,4 @@ def test_malformed_jobs(tmp_path):
         ("sender", tspd.frame(0x96, struct.pack(">I", 1) + b"\x00\x00"),
          None, []),
     ]
-    for frm, data, code, _ in cases:
-        _, err = tsp.decode(data, frm)
-        assert (err and err["code"]) == code, (frm, data.hex(), err)
-    path = one_connection(tmp_path, [(frm, data) for frm, data, _, _ in
-                                     cases])
-    got = {m.frame: sorted(m.experts) for m in ws.tsp_dissect(path)}
-    assert [got.get(4 + i) for i in range(len(cases))] == \
-        [sorted(e) for _, _, _, e in cases]
+    flagged_as_ctl_tsp(tmp_path, cases)

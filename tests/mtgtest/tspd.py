@@ -92,6 +92,23 @@ class SendDaemon(Daemon):
     COMMAND, READY, OUT = "daemon", "waiting for a manager", False
 
 
+def abandon(port, n, held):
+    """n connections to port opened and abandoned, held at once in groups
+    of held; every third sends a piece of a hello first."""
+    group = []
+    for i in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        if i % 3 == 0:
+            s.send(frame(0x80, HELLO_S)[:3])
+        group.append(s)
+        if len(group) == held:
+            for s in group:
+                s.close()
+            group = []
+    for s in group:
+        s.close()
+
+
 def frame(mtype, body):
     return bytes([mtype, 0x4D]) + struct.pack(">I", len(body)) + body
 

@@ -78,13 +78,20 @@ def manage(loop, tmp_path, *extra):
         stderr=subprocess.PIPE, text=True)
 
 
-def test_three_hosts_from_one_file(hosts, tmp_path):
-    loop, beta, b0, a_addr, b_addr = hosts
+def daemons(tmp_path, loop, beta):
+    """mtgctl recv in the receiver's namespace, mtgctl daemon in each
+    sender's: (recv, alpha's, beta's), and recv's directory."""
     out = tmp_path / "recv"
     out.mkdir()
-    recv = tspd.Recv(tmp_path / "tsp.key", out, netns=loop.ns_r)
-    da = tspd.SendDaemon(tmp_path / "tsp.key", tmp_path, netns=loop.ns_s)
-    db = tspd.SendDaemon(tmp_path / "tsp.key", tmp_path, netns=beta)
+    key = tmp_path / "tsp.key"
+    return (tspd.Recv(key, out, netns=loop.ns_r),
+            tspd.SendDaemon(key, tmp_path, netns=loop.ns_s),
+            tspd.SendDaemon(key, tmp_path, netns=beta)), out
+
+
+def test_three_hosts_from_one_file(hosts, tmp_path):
+    loop, beta, b0, a_addr, b_addr = hosts
+    (recv, da, db), out = daemons(tmp_path, loop, beta)
     try:
         managed_idf(tmp_path, loop, b0, a_addr, b_addr, (da.port, db.port),
                     recv.port, COUNT)
@@ -131,11 +138,7 @@ def test_manager_killed_mid_run(hosts, tmp_path):
     """The daemons kill their runs when the manager vanishes, and serve
     the next manager."""
     loop, beta, b0, a_addr, b_addr = hosts
-    out = tmp_path / "recv"
-    out.mkdir()
-    recv = tspd.Recv(tmp_path / "tsp.key", out, netns=loop.ns_r)
-    da = tspd.SendDaemon(tmp_path / "tsp.key", tmp_path, netns=loop.ns_s)
-    db = tspd.SendDaemon(tmp_path / "tsp.key", tmp_path, netns=beta)
+    (recv, da, db), _ = daemons(tmp_path, loop, beta)
     try:
         managed_idf(tmp_path, loop, b0, a_addr, b_addr, (da.port, db.port),
                     recv.port, 0)
