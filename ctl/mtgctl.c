@@ -117,11 +117,9 @@ static const struct prog_option run_options[] = {
 	DEFINE_OPTION("log-name", OPT_STRING, struct run_opts, rx.log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
 	DEFINE_OPTION("host", OPT_STRING, struct run_opts, host,
-		      .metavar = "NAME",
-		      .help = "run only the TGs of host NAME of a file whose TGs name hosts (mtgctl manage's)"),
+		      .metavar = "NAME", .help = "run only the TGs of host NAME of a file whose TGs name hosts"),
 	DEFINE_OPTION("run-id", OPT_COUNT, struct run_opts, run_id,
-		      .metavar = "N", .min = 1, .max = UINT32_MAX,
-		      .help = "the run's id (default: a random one)"),
+		      .metavar = "N", .min = 1, .max = UINT32_MAX, .help = "the run's id; default a random one"),
 	DEFINE_OPTION("hold", OPT_BOOL, struct run_opts, hold,
 		      .help = "when ready, print a 'hold' line and wait for 'start T0' (CLOCK_TAI ns) on stdin (mtgctl daemon's)"),
 	END_OPTIONS
@@ -413,18 +411,15 @@ static const struct daemon_opts daemon_defaults;
 
 static const struct prog_option daemon_options[] = {
 	DEFINE_OPTION("key", OPT_STRING, struct daemon_opts, key,
-		      .metavar = "FILE",
-		      .help = "the key a manager must prove it holds (64 hex digits; not readable by others)"),
+		      .metavar = "FILE", .help = "the key a manager must prove it holds (64 hex digits, mode 0600)"),
 	DEFINE_OPTION("port", OPT_COUNT, struct daemon_opts, port,
-		      .metavar = "PORT", .min = 1, .max = 65535,
-		      .help = "TSP's TCP port; default 9998 (ITGSend's daemon mode)"),
+		      .metavar = "PORT", .min = 1, .max = 65535, .help = "TSP's TCP port; default 9998"),
 	DEFINE_OPTION("bind", OPT_STRING, struct daemon_opts, bind,
 		      .metavar = "ADDR", .help = "listen on ADDR only; default every address"),
 	DEFINE_OPTION("allow", OPT_STRING, struct daemon_opts, allow,
 		      .metavar = "ADDR[,ADDR...]", .help = "take managers from these addresses only; default any"),
 	DEFINE_OPTION("device", OPT_STRING, struct daemon_opts, device,
-		      .metavar = "PATH",
-		      .help = "the module's device for the runs; default " MTG_DEVICE_PATH),
+		      .metavar = "PATH", .help = "the module's device for the runs; default " MTG_DEVICE_PATH),
 	DEFINE_OPTION("duration", OPT_SECONDS, struct daemon_opts, duration,
 		      .metavar = "TIME", .help = "stop after TIME; default: at SIGINT/SIGTERM"),
 	END_OPTIONS
@@ -604,15 +599,20 @@ static void usage(FILE *out)
 static int parse_options(const struct command *c, int argc, char **argv,
 			 void *opts, int *first)
 {
-	struct option longopts[24];
 	const struct prog_option *o;
-	char shorts[40] = ":h";
+	int n = 0, ch, idx, nargs, count = 0;
 	const char *why;
-	int n = 0, ch, idx, nargs;
 	uint64_t v;
 
+	for (o = c->options; o->name; o++)
+		count++;
+	/* each option, --help and the end; ':', 'h', two a short one, NUL */
+	struct option longopts[count + 2];
+	char shorts[2 * count + 3];
+
+	strcpy(shorts, ":h");
 	memcpy(opts, c->defaults, c->size);
-	for (o = c->options; o->name && n < 22; o++, n++) {
+	for (o = c->options; o->name; o++, n++) {
 		longopts[n].name = o->name;
 		longopts[n].has_arg = o->type == OPT_BOOL ? no_argument :
 			required_argument;

@@ -27,7 +27,8 @@ def test_every_model_has_a_golden_table():
                   "rmd", "pareto", "cauchy", "normal", "gamma", "weibull",
                   "lognormal", "lehmer", "variable", "computed", "jitt",
                   "time poisson", "table stream", "trace", "voip", "telnet",
-                  "dns", "quake3", "csa", "csi"):
+                  "dns", "quake3", "csa", "csi", "pkts exponential",
+                  "pkts poisson", "pkts cauchy"):
         assert model in text, model
 
 

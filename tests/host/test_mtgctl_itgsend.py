@@ -509,12 +509,14 @@ def test_real_itgsend_size_laws(mtgctl, tmp_path, netns_ok, args, law,
     assert p >= 0.001, (p, table)
 
 
-def test_the_example_of_mtgctl_rst(mtgctl, tmp_path):
-    """Documentation/mtgctl.rst's itgsend example prints what it shows."""
+@pytest.mark.parametrize("page, indent", [("mtgctl.rst", 6), ("ditg.rst", 3)])
+def test_the_examples_of_the_docs(mtgctl, tmp_path, page, indent):
+    """Documentation/mtgctl.rst's and ditg.rst's itgsend examples print
+    what they show."""
     page = (pathlib.Path(__file__).resolve().parents[2] /
-            "Documentation" / "mtgctl.rst").read_text()
-    block = re.search(r"\n      \$ mtgctl itgsend (.*?) --idf\n(.*?)\n\n(?=\S)",
-                      page, re.S)
+            "Documentation" / page).read_text()
+    block = re.search(rf"\n {{{indent}}}\$ mtgctl itgsend (.*?) --idf\n"
+                      rf"(.*?)\n\n(?=\S)", page, re.S)
     shown = textwrap.dedent(block.group(2))
     r = itgsend(mtgctl, *block.group(1).split(), "--idf", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

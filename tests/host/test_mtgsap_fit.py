@@ -53,7 +53,8 @@ TG_FIXED = {
     "keep": {"payload": False, "wrong_bits": False},
     "table": {"mode": "loop", "len": 1, "period_ns": 32000000,
               "mean_gap_ns": {"num": 32000000, "den": 1}, "exact": True,
-              "first_ns": 0, "clipped": 0, "negative_counts": 0}}
+              "first_ns": 0, "clipped": 0, "negative_counts": 0,
+              "len_clamped": 0}}
 # What makes the model of the other two (the rest as TG 1's).
 MODEL_KEYS = ("id", "dist", "dist_params", "pkts", "thro", "inta_ns")
 TG_POISSON = dict(

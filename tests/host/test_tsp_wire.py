@@ -332,8 +332,10 @@ def test_real_d_itg_session(itgrecv, tmp_path):
     sig, _ = itgrecv
     p1, p2 = free_port(socket.SOCK_DGRAM), free_port()
     pcap = tmp_path / "tsp.pcap"
-    dump = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-n", "-w", pcap,
-                             f"tcp port {sig}"],
+    # --immediate-mode: each packet handed over as it comes, not when a
+    # buffer's timeout passes (test_wireshark_tsp.py does the same)
+    dump = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "--immediate-mode",
+                             "-n", "-w", pcap, f"tcp port {sig}"],
                             stderr=subprocess.PIPE, text=True)
     try:
         assert "listening on" in dump.stderr.readline()

@@ -329,7 +329,8 @@ TSP_NAMES = {"flow_id": "mtgtsp.flow", "run_id": "mtgtsp.run",
 TSP_SKIP = ("type", "name", "offset", "len", "passive", "code_name",
             "serial_hex", "log_name_hex")
 # the log server's messages (0x8b..0x8f): mtgtsp.log.KEY, but these
-TSP_LOG_NAMES = {"run_id": "mtgtsp.log.run", "records": "mtgtsp.log.records"}
+TSP_LOG_NAMES = {"run_id": "mtgtsp.log.run", "records": "mtgtsp.log.records",
+                 "host": "mtgtsp.log.name"}
 # the manager's and daemons' (0x90..0x96): mtgtsp.job.KEY, but these
 TSP_JOB_NAMES = {"run_id": "mtgtsp.run", "start_ns": "mtgtsp.start_ns",
                  "piece_offset": "mtgtsp.job.offset"}
@@ -385,6 +386,8 @@ def tsp_expected(m, frm):
             job_expected(out, t, key, v, name)
         elif t == 0x8D and key == "records":
             out["mtgtsp.log.recs"] = ("hex", v)
+        elif key == "host":
+            out[name] = ("show", v)
         elif key in ("meta", "file"):
             out[name] = ("text", v)
             out["mtgtsp.log.meta_len" if key == "meta"
@@ -415,10 +418,7 @@ def tsp_expected(m, frm):
         out["mtgtsp.hello.magic"] = ("show", "MTG-TSP ")
         out["mtgtsp.hello.role"] = ("show", role)
     if t == 0x8B:
-        # tsp_tool's JSON has "name" twice, the type's then the host's:
-        # json.loads keeps the host's
-        out["mtgtsp.log.name"] = ("show", m["name"])
-        out["mtgtsp.log.name_len"] = ("int", len(m["name"]))
+        out["mtgtsp.log.name_len"] = ("int", len(m["host"]))
     if t in (0x84, 0x87, 0x8B, 0x8D):
         out["mtgtsp.reserved"] = ("int", 0)
     if t == 0x86:

@@ -92,7 +92,8 @@ static void log_out(struct jw *j, const struct tsp_msg *m)
 	case TSP_LOG_OPEN:
 		jw_ku64(j, "run_id", m->u.lopen.run_id);
 		jw_ku64(j, "transport", m->u.lopen.transport);
-		jw_kstr(j, "name", m->u.lopen.name);
+		/* "name" is the type's (msg_json()) */
+		jw_kstr(j, "host", m->u.lopen.name);
 		jw_kstr(j, "meta", m->u.lopen.meta ? m->u.lopen.meta : "");
 		break;
 	case TSP_LOG_ACK:
@@ -531,13 +532,13 @@ static int result_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 static int log_open_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 {
 	struct tsp_log_open *l = &m->u.lopen;
-	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *name = json_string_value(json_object_get(o, "host"));
 	const char *meta = json_string_value(json_object_get(o, "meta"));
 
 	if (GET(o, "run_id", l->run_id) || GET(o, "transport", l->transport))
 		return -1;
 	if (!name || strlen(name) > TSP_LOG_NAME_MAX || !meta) {
-		snprintf(err, len, "fields name, meta: not strings (a name of up to %d bytes)",
+		snprintf(err, len, "fields host, meta: not strings (a host name of up to %d bytes)",
 			 TSP_LOG_NAME_MAX);
 		return -1;
 	}
