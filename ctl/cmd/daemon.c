@@ -328,9 +328,13 @@ static int child_turn(struct daemon *d, struct client *m, char *why, size_t len)
 		return tsp_refuse(&m->c, TSP_ERR_REFUSED, TSP_JOB_OFFER, text,
 				  why, len);
 	}
-	say(d, m, "run %u: ended, exit status %d", j->run_id, status);
-	return send_end(m, status, 0, status ? "the run counted errors or failed (its summary says which)" : "",
-			why, len);
+	snprintf(text, sizeof(text), "%s%s%s",
+		 status ? "the run counted errors or failed (its summary says which)" : "",
+		 status && j->lines_over ? "; " : "",
+		 j->lines_over ? "some progress was not relayed (lines of its stream over 16 MiB)" : "");
+	say(d, m, "run %u: ended, exit status %d%s%s", j->run_id, status,
+	    text[0] ? ": " : "", text);
+	return send_end(m, status, 0, text, why, len);
 }
 
 static int configure(struct daemon *d)

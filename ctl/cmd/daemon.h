@@ -17,7 +17,7 @@
 #include "tsp/serve.h"
 
 #define DAEMON_MANAGERS		64	/* connections at once: one served */
-#define DAEMON_LINE		(1U << 20)	/* a line of the child's stream */
+#define DAEMON_LINE		(16U << 20)	/* a line of the child's stream */
 #define DAEMON_SAID		4096	/* what the child said, kept for a
 					 * refusal */
 #define DAEMON_KILL_MS		5000	/* SIGTERM, then SIGKILL after */
@@ -44,6 +44,8 @@ struct job {
 	int in, out, err;		/* the child's stdin, stdout, stderr */
 	char *line;			/* stdout's line being read */
 	size_t line_len;
+	bool line_over;			/* it is longer than DAEMON_LINE */
+	uint64_t lines_over;		/* such lines: not relayed, counted */
 	char said[DAEMON_SAID];		/* stderr, its first lines */
 	size_t said_len;
 	char ebuf[512];			/* stderr's line being read */

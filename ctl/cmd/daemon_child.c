@@ -272,10 +272,17 @@ int read_stream(struct client *m, char *why, size_t len)
 			if (buf[i] != '\n') {
 				if (j->line_len < DAEMON_LINE - 1)
 					j->line[j->line_len++] = buf[i];
+				else
+					j->line_over = true;
 				continue;
 			}
 			j->line[j->line_len] = '\0';
 			j->line_len = 0;
+			if (j->line_over) {
+				j->lines_over++;	/* said at the end */
+				j->line_over = false;
+				continue;
+			}
 			if (stream_line(m, j->line, why, len))
 				return -1;
 		}
