@@ -436,7 +436,7 @@ static const struct manage_opts manage_defaults = { .start_delay = 1000000000ULL
 
 static const struct prog_option manage_options[] = {
 	DEFINE_OPTION("batch", OPT_BOOL, struct manage_opts, batch,
-		      .help = "plain progress lines, one a TG with its host (the default)"),
+		      .help = "plain progress lines, one a TG with its host, no dashboard (implied off a terminal)"),
 	DEFINE_OPTION("json-stream", OPT_BOOL, struct manage_opts, json_stream,
 		      .help = "a JSON object a second on stdout, each TG with its host; other lines go to stderr"),
 	DEFINE_OPTION("json", OPT_STRING, struct manage_opts, json,

@@ -20,8 +20,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
-#include "remote/manager.h"
+#include "cmd/manage.h"
 #include "util/clock.h"
 
 #define MANAGE_FORMAT		"mtgctl-manage"
@@ -223,23 +222,29 @@ static int write_merged(const char *path, json_t *o)
 	return err;
 }
 
-/* The run: progress until every host ended or failed; a signal drops. */
-static void watch(struct mgr *m, const struct manage_opts *o, uint64_t t0)
+/*
+ * The run: progress until every host ended or failed; a signal, or q on
+ * the dashboard, drops every part. true when q was pressed.
+ */
+static bool watch(struct mgr *m, const struct manage_opts *o, uint64_t t0,
+		  struct mview *v)
 {
 	uint64_t next = t0 + 1000000000ULL, drop_by = 0;
-	bool dropped = false;
+	bool dropped = false, quit = false;
 	size_t i;
 
 	while (!mgr_done(m) && signals < 2) {
-		if (stop_signal && !dropped) {
-			mgr_drop(m, stop_signal == SIGINT ? "the manager got SIGINT" :
+		if ((stop_signal || quit) && !dropped) {
+			mgr_drop(m, quit ? "q on the manager's dashboard" :
+				 stop_signal == SIGINT ? "the manager got SIGINT" :
 				 "the manager got SIGTERM");
 			dropped = true;
 			drop_by = now_mono_ms() + MANAGE_END_MS;
 		}
 		if (dropped && now_mono_ms() > drop_by)
 			break;
-		mgr_poll(m, 100);
+		mgr_poll(m, v->on ? 20 : 100);
+		quit |= mview_turn(v, m, t0, dropped ? "stopping" : "running");
 		for (i = 0; i < m->nhosts; i++) {
 			struct mhost *h = &m->hosts[i];
 
@@ -253,11 +258,12 @@ static void watch(struct mgr *m, const struct manage_opts *o, uint64_t t0)
 		if (now_tai() >= next) {
 			if (o->json_stream)
 				stream_line(m, "interval", t0);
-			else
+			else if (!v->on)
 				progress(m, t0);
 			next += 1000000000ULL;
 		}
 	}
+	return quit;
 }
 
 /* 0 every host ended cleanly; 2 some counted errors or was lost. */
@@ -298,8 +304,10 @@ static int load(struct idf_file *f, const char *file)
 int cmd_manage(const char *file, const struct manage_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct mview v = { .on = false };
 	struct idf_file f;
 	struct mgr m = { 0 };
+	bool quit;
 	char why[300];
 	uint64_t t0, end;
 	int rc = EXIT_ERROR, err;
@@ -337,7 +345,12 @@ int cmd_manage(const char *file, const struct manage_opts *o)
 		m.nhosts == 1 ? "" : "s", file, t0, o->start_delay / 1000000);
 	fflush(stdout);
 	mgr_start(&m, t0);
-	watch(&m, o, t0);
+	/* on a terminal, the dashboard; if it cannot be, lines (it said why) */
+	if (!o->batch && !o->json_stream && isatty(STDIN_FILENO) &&
+	    isatty(STDOUT_FILENO))
+		mview_open(&v, &m, &f, file);
+	quit = watch(&m, o, t0, &v);
+	mview_close(&v);
 	end = now_tai();
 	if (o->json_stream)
 		stream_line(&m, "end", t0);
@@ -357,6 +370,8 @@ int cmd_manage(const char *file, const struct manage_opts *o)
 	}
 	if (stop_signal)
 		rc = EXIT_SIGNAL + stop_signal;
+	else if (quit)
+		printf("quit from the dashboard: every host's part dropped\n");
 out:
 	mgr_free(&m);
 	idf_free(&f);

@@ -36,6 +36,7 @@ import pytest
 
 from mtgtest import tspd
 from mtgtest.ctl import MTGCTL
+from mtgtest.term import Terminal
 
 NO_DEVICE = "/nonexistent/mtg"
 # what a TG needs besides its model
@@ -239,6 +240,19 @@ class FakeDaemon(threading.Thread):
             time.sleep(0.5)
             s.close()
             return
+        if self.mode == "until_drop":
+            rows = b"".join(struct.pack(">IB3xQQQ", tg, 1, 7 * tg,
+                                        1400 * tg, 2**64 - 1)
+                            for tg in self.tgids)
+            self.p.send(frame(0x94, struct.pack(">IQHH", run_id, 10**9,
+                                                len(self.tgids), 0) + rows))
+            t, _ = self.read()
+            assert t == 0x96
+            self.p.send(frame(0x95, struct.pack(">IBBHI", run_id, 143, 1, 0,
+                                                0) + text("dropped")))
+            self.read()
+            s.close()
+            return
         start_ns = struct.unpack(">IQ", body)[1]
         while time.clock_gettime_ns(time.CLOCK_TAI) < start_ns + 1.5e9:
             time.sleep(0.1)
@@ -256,6 +270,33 @@ class FakeDaemon(threading.Thread):
 
     def types(self):
         return [t for t, _ in self.got]
+
+
+def test_manage_dashboard(tmp_path, key):
+    """On a terminal: run's dashboard, a row per TG with its host (model
+    column HOST:MODEL), as the daemons' progress says; q drops every
+    part, the daemons end their runs, and manage says so."""
+    a, b = FakeDaemon(key, "until_drop"), FakeDaemon(key, "until_drop")
+    hosts_file(tmp_path, a.port, b.port)
+    with Terminal(tmp_path, ["sh", "-c", f"cd {tmp_path} && exec {MTGCTL} "
+                             "manage two.idf --start-delay 100ms"]) as term:
+        screen = term.wait_for(lambda s: "alpha:fixed" in s and
+                               "running" in s, what="the rows")
+        assert "mtg manage" in screen, screen
+        rows = {line.lstrip("> ").split()[0]: line
+                for line in screen.splitlines()
+                if line.lstrip("> ").split()[:1] in (["1"], ["2"], ["3"])}
+        assert "alpha:fixed" in rows["1"] and "21" in rows["3"]
+        assert "beta:fixed" in rows["2"] and "127.0.0.1:5002" in rows["2"]
+        term.keys("q")
+        assert term.wait_exit() == 2
+        assert term.sane()
+        screen = term.screen()
+    a.join(60)
+    b.join(60)
+    assert a.types()[-1] == 0x96 and b.types()[-1] == 0x96
+    assert "quit from the dashboard: every host's part dropped" in screen
+    assert "ended, exit status 143, stopped: dropped" in screen
 
 
 def manage(tmp_path, path, *args):
