@@ -35,6 +35,7 @@
 
 #include "cmd/daemon.h"
 #include "util/clock.h"
+#include "util/signals.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -435,7 +436,6 @@ static void loop(struct daemon *d)
 
 int cmd_daemon(const struct daemon_opts *given)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts opts = *given, *o = &opts;
 	struct daemon d = { .o = o, .lfd = -1, .say = stdout };
 	int rc = EXIT_ERROR;
@@ -444,11 +444,7 @@ int cmd_daemon(const struct daemon_opts *given)
 		o->port = DAEMON_PORT_DEFAULT;
 	if (configure(&d))
 		goto out;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	stop_signals(on_signal);
 	say(&d, NULL, "daemon on TCP port %llu%s%s, key %s%s%s: waiting for a manager",
 	    (unsigned long long)o->port, o->bind ? " of " : "",
 	    o->bind ? o->bind : "", o->key, o->allow ? ", managers from " : "",

@@ -22,6 +22,7 @@
 
 #include "cmd/manage.h"
 #include "util/clock.h"
+#include "util/signals.h"
 
 #define MANAGE_FORMAT		"mtgctl-manage"
 #define MANAGE_VERSION		1
@@ -303,7 +304,6 @@ static int load(struct idf_file *f, const char *file)
 
 int cmd_manage(const char *file, const struct manage_opts *o)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct mview v = { .on = false };
 	struct idf_file f;
 	struct mgr m = { 0 };
@@ -320,11 +320,7 @@ int cmd_manage(const char *file, const struct manage_opts *o)
 		pr_err("%s: %s\n", file, why);
 		goto out;
 	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	stop_signals(on_signal);
 	if (!mgr_prepare(&m, &f, file, &stop_signal) || stop_signal) {
 		mgr_drop(&m, stop_signal ? "the manager was interrupted" :
 			 "another host is not ready");
