@@ -574,3 +574,38 @@ def test_daemon_drops_a_part_whose_pieces_stop(tmp_path, key):
     finally:
         rc, log = d.stop()
     assert rc == 0, log
+
+
+def test_daemon_kills_the_run_of_a_vanished_manager(tmp_path, key):
+    """A manager that goes away while its part's run prepares: the daemon
+    kills the run (here held in its TSP opening with a receiver that
+    never answers) and serves the next manager."""
+    silent = socket.create_server(("127.0.0.1", 0))
+    silent.settimeout(60)
+    d = tspd.SendDaemon(tmp_path / "k.key", tmp_path, "--device", NO_DEVICE)
+    try:
+        p = tspd.Peer(d.port)
+        p.authenticate(key)
+        send_part(p, 21, f"key {tmp_path}/k.key\nhost a 127.0.0.1\n"
+                  f"tgid 1 host a rcvr 127.0.0.1:{silent.getsockname()[1]} "
+                  + TG_REST, "a")
+        run_conn, _ = silent.accept()     # the run, in its opening
+        run_conn.settimeout(60)
+        assert run_conn.recv(4096) != b""   # its hello, never answered
+        p.close()
+        assert run_conn.recv(4096) == b""   # then its end: killed
+        deadline = time.monotonic() + 30
+        while "run 21: " not in d.text() or "its TGs stopped" not in d.text():
+            assert time.monotonic() < deadline, d.text()
+            time.sleep(0.05)
+        q = tspd.Peer(d.port)
+        q.authenticate(key)
+        send_part(q, 22, "tgid 1 dist fixd " + TG_REST, "a", "n.idf")
+        code, msg = q.error()
+        assert code == 9 and msg.startswith("n.idf:1:13: error:"), msg
+    finally:
+        rc, log = d.stop()
+        silent.close()
+    assert rc == 0, log
+    assert "run 21: 127.0.0.1:" in log and \
+        "closed the connection: its TGs stopped" in log
