@@ -406,8 +406,7 @@ static int run_itgsend(int nargs, char **args, const void *opts)
 	return cmd_itgsend(nargs, args, opts);
 }
 
-/* port: 0 is the daemon's default (cmd/daemon.c) */
-static const struct daemon_opts daemon_defaults;
+static const struct daemon_opts daemon_defaults;	/* port 0: 9998 */
 
 static const struct prog_option daemon_options[] = {
 	DEFINE_OPTION("key", OPT_STRING, struct daemon_opts, key,
@@ -435,8 +434,7 @@ static int run_daemon(int nargs, char **args, const void *opts)
 static const struct manage_opts manage_defaults = { .start_delay = 1000000000ULL };
 
 static const struct prog_option manage_options[] = {
-	DEFINE_OPTION("batch", OPT_BOOL, struct manage_opts, batch,
-		      .help = "plain progress lines, one a TG with its host, no dashboard (implied off a terminal)"),
+	DEFINE_OPTION("batch", OPT_BOOL, struct manage_opts, batch, .help = "progress lines, no dashboard"),
 	DEFINE_OPTION("json-stream", OPT_BOOL, struct manage_opts, json_stream,
 		      .help = "a JSON object a second on stdout, each TG with its host; other lines go to stderr"),
 	DEFINE_OPTION("json", OPT_STRING, struct manage_opts, json,
@@ -588,7 +586,6 @@ static void usage(FILE *out)
 		"  mtgctl logd --key tsp.key --out /var/log/mtg --udp\n"
 		"  mtgctl itgsend -a 10.0.0.2 -rp 9001 -C 100 -c 512 -t 5000 --idf\n"
 		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n"
-		"  sudo mtgctl daemon --key tsp.key\n"
 		"  mtgctl manage examples/managed.idf --json managed.json\n");
 }
 
