@@ -609,3 +609,25 @@ def test_daemon_kills_the_run_of_a_vanished_manager(tmp_path, key):
     assert rc == 0, log
     assert "run 21: 127.0.0.1:" in log and \
         "closed the connection: its TGs stopped" in log
+
+
+def test_daemon_takes_managers_from_allow_only(tmp_path, key):
+    d = tspd.SendDaemon(tmp_path / "k.key", tmp_path, "--device", NO_DEVICE,
+                        "--allow", "192.0.2.1,::1")
+    try:
+        p = tspd.Peer(d.port)
+        p.send(tspd.frame(0x80, tspd.HELLO_S))
+        assert p.closed()           # not a word: not one of --allow
+    finally:
+        rc, log = d.stop()
+    assert rc == 0, log
+    assert "managers from 192.0.2.1,::1" in log
+    assert "127.0.0.1:" in log and "refused: not an --allow address" in log
+    d = tspd.SendDaemon(tmp_path / "k.key", tmp_path, "--device", NO_DEVICE,
+                        "--allow", "127.0.0.1")
+    try:
+        p = tspd.Peer(d.port)
+        p.authenticate(key)
+    finally:
+        rc, log = d.stop()
+    assert rc == 0, log
