@@ -13,29 +13,7 @@
 #include "idf/idf.h"
 #include "idf/units.h"
 #include "uapi/mtg.h"
-
-enum opt_type {
-	OPT_BOOL,		/* a flag */
-	OPT_STRING,		/* an argument kept as given */
-	OPT_SECONDS,		/* a time, seconds or with a unit, into ns */
-	OPT_COUNT,		/* a number, suffixes k, M, G (uint64_t) */
-};
-
-struct prog_option {
-	const char *name;
-	char short_name;	/* 0: none */
-	enum opt_type type;
-	size_t offset;		/* of the field in the command's options */
-	const char *metavar;
-	const char *help;
-	uint64_t min, max;	/* OPT_COUNT's range */
-	bool pow2;		/* OPT_COUNT: a power of two */
-};
-
-#define DEFINE_OPTION(_name, _type, _struct, _field, ...)		\
-	{ .name = (_name), .type = (_type),				\
-	  .offset = offsetof(_struct, _field), __VA_ARGS__ }
-#define END_OPTIONS	{ .name = NULL }
+#include "util/opts.h"
 
 static const struct check_opts check_defaults = { .json = false };
 
@@ -138,6 +116,12 @@ static const struct prog_option run_options[] = {
 		      .help = "the key logd checks (needed with --log)"),
 	DEFINE_OPTION("log-name", OPT_STRING, struct run_opts, rx.log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
+	DEFINE_OPTION("host", OPT_STRING, struct run_opts, host,
+		      .metavar = "NAME", .help = "run only the TGs of host NAME of a file whose TGs name hosts"),
+	DEFINE_OPTION("run-id", OPT_COUNT, struct run_opts, run_id,
+		      .metavar = "N", .min = 1, .max = UINT32_MAX, .help = "the run's id; default a random one"),
+	DEFINE_OPTION("hold", OPT_BOOL, struct run_opts, hold,
+		      .help = "when ready, print a 'hold' line and wait for 'start T0' (CLOCK_TAI ns) on stdin (mtgctl daemon's)"),
 	END_OPTIONS
 };
 
@@ -192,18 +176,6 @@ static const struct prog_option listen_options[] = {
 	DEFINE_OPTION("log-name", OPT_STRING, struct listen_opts, rx.log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
 	END_OPTIONS
-};
-
-struct command {
-	const char *name;
-	const char *args;		/* the grammar after the name */
-	const char *doc;
-	const struct prog_option *options;
-	const void *defaults;
-	size_t size;			/* of the options structure */
-	const char *arg_name;		/* of the positional arguments */
-	int min_args, max_args;		/* how many; max -1: any */
-	int (*run)(int nargs, char **args, const void *opts);
 };
 
 static int run_check(int nargs, char **args, const void *opts)
@@ -437,12 +409,56 @@ static int run_itgsend(int nargs, char **args, const void *opts)
 	return cmd_itgsend(nargs, args, opts);
 }
 
+static const struct daemon_opts daemon_defaults;	/* port 0: 9998 */
+
+static const struct prog_option daemon_options[] = {
+	DEFINE_OPTION("key", OPT_STRING, struct daemon_opts, key,
+		      .metavar = "FILE", .help = "the key a manager must prove it holds (64 hex digits, mode 0600)"),
+	DEFINE_OPTION("port", OPT_COUNT, struct daemon_opts, port,
+		      .metavar = "PORT", .min = 1, .max = 65535, .help = "TSP's TCP port; default 9998"),
+	DEFINE_OPTION("bind", OPT_STRING, struct daemon_opts, bind,
+		      .metavar = "ADDR", .help = "listen on ADDR only; default every address"),
+	DEFINE_OPTION("allow", OPT_STRING, struct daemon_opts, allow,
+		      .metavar = "ADDR[,ADDR...]", .help = "take managers from these addresses only; default any"),
+	DEFINE_OPTION("device", OPT_STRING, struct daemon_opts, device,
+		      .metavar = "PATH", .help = "the module's device for the runs; default " MTG_DEVICE_PATH),
+	DEFINE_OPTION("duration", OPT_SECONDS, struct daemon_opts, duration,
+		      .metavar = "TIME", .help = "stop after TIME; default: at SIGINT/SIGTERM"),
+	END_OPTIONS
+};
+
+static int run_daemon(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	(void)args;
+	return cmd_daemon(opts);
+}
+
+static const struct manage_opts manage_defaults = { .start_delay = 1000000000ULL };
+
+static const struct prog_option manage_options[] = {
+	DEFINE_OPTION("batch", OPT_BOOL, struct manage_opts, batch, .help = "progress lines, no dashboard"),
+	DEFINE_OPTION("json-stream", OPT_BOOL, struct manage_opts, json_stream,
+		      .help = "a JSON object a second on stdout, each TG with its host; other lines go to stderr"),
+	DEFINE_OPTION("json", OPT_STRING, struct manage_opts, json,
+		      .metavar = "SUMMARY.json", .help = "write every host's summary merged there (atomically)"),
+	DEFINE_OPTION("start-delay", OPT_SECONDS, struct manage_opts, start_delay,
+		      .metavar = "TIME", .help = "T0 is TIME after every host is ready; default 1"),
+	END_OPTIONS
+};
+
+static int run_manage(int nargs, char **args, const void *opts)
+{
+	(void)nargs;
+	return cmd_manage(args[0], opts);
+}
+
 static const struct command commands[] = {
 	{ "check", "FILE.idf [--json]",
 	  "Parse and validate FILE (no module needed); print its TGs as resolved.",
 	  check_options, &check_defaults, sizeof(struct check_opts), "FILE",
 	  1, 1, run_check },
-	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands] [--log ADDR[:PORT] --log-key FILE [--log-udp] [--log-name NAME]]",
+	{ "run", "FILE.idf [--batch | --json-stream] [-o RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands] [--log ADDR[:PORT] --log-key FILE [--log-udp] [--log-name NAME]] [--host NAME] [--run-id N] [--hold]",
 	  "Run the TGs of FILE on mtg.ko until they end or SIGINT/SIGTERM; record\n        what comes back on the interfaces FILE's 'listen' names. On a\n        terminal, a live dashboard shows and controls every TG.",
 	  run_options, &run_defaults, sizeof(struct run_opts), "FILE", 1, 1,
 	  run_run },
@@ -490,6 +506,14 @@ static const struct command commands[] = {
 	  "ITGSend's command line (D-ITG 2.8.1: -a, -rp, -C, -c, -t, ...) or\n        script file, a TG per flow, run as 'run' runs an IDF (--idf: print\n        it). mtgctl's own options are long ones (Documentation/mtgctl.rst).",
 	  itgsend_options, &itgsend_defaults, sizeof(struct itgsend_opts), "",
 	  0, 0, run_itgsend },
+	{ "daemon", "--key FILE [--port PORT] [--bind ADDR] [--allow ADDR[,ADDR...]] [--device PATH] [--duration TIME]",
+	  "A sending host's daemon: run the TGs of its host that a manager holding\n        the key sends (mtgctl manage), with progress and summary back.",
+	  daemon_options, &daemon_defaults, sizeof(struct daemon_opts), "",
+	  0, 0, run_daemon },
+	{ "manage", "FILE.idf [--batch | --json-stream] [--json SUMMARY.json] [--start-delay TIME]",
+	  "Run each TG of FILE on its host's mtgctl daemon ('host', 'key'), all\n        from one T0; show their progress and merge their summaries.",
+	  manage_options, &manage_defaults, sizeof(struct manage_opts), "FILE",
+	  1, 1, run_manage },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL }
 };
 
@@ -531,7 +555,7 @@ static void usage(FILE *out)
 		"Usage: mtgctl COMMAND [OPTIONS] ARGS...\n"
 		"       mtgctl { help [COMMAND] | --version }\n"
 		"\n"
-		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd | itgsend }\n");
+		"COMMAND := { check | table | run | listen | info | replay | probe | reflect | recv | show | monitor | logd | itgsend | daemon | manage }\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  mtgctl %s %s\n        %s\n", c->name, c->args,
 			c->doc);
@@ -564,7 +588,8 @@ static void usage(FILE *out)
 		"  mtgctl monitor\n"
 		"  mtgctl logd --key tsp.key --out /var/log/mtg --udp\n"
 		"  mtgctl itgsend -a 10.0.0.2 -rp 9001 -C 100 -c 512 -t 5000 --idf\n"
-		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n");
+		"  sudo mtgctl itgsend flows.txt --batch --json flows.json\n"
+		"  mtgctl manage examples/managed.idf --json managed.json\n");
 }
 
 /*
@@ -732,6 +757,8 @@ int main(int argc, char **argv)
 		struct monitor_opts monitor;
 		struct logd_opts logd;
 		struct itgsend_opts itgsend;
+		struct daemon_opts daemon;
+		struct manage_opts manage;
 	} opts;
 	int first;
 
@@ -749,7 +776,7 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find_command(argv[2]);
 			if (!c) {
-				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd, itgsend)\n",
+				pr_err("no command '%s' (commands: check, table, run, listen, info, replay, probe, reflect, recv, show, monitor, logd, itgsend, daemon, manage)\n",
 				       argv[2]);
 				return EXIT_ERROR;
 			}

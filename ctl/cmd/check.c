@@ -124,6 +124,17 @@ static void print_lengths_and_gaps(const struct idf_tg *tg,
 	printf("%s\n", idf_dist_sets_gaps(tg->dist) ? " (in the table)" : "");
 }
 
+/* A TG's host: its name and its daemon's address (mtgctl manage). */
+static void print_host(const struct idf_file *f, const struct idf_tg *tg)
+{
+	const struct idf_host *h = idf_host_find(f, tg->host);
+	char a[80];
+
+	idf_endpoint_str(&h->addr, h->addr.port ? h->addr.port :
+			 IDF_HOST_PORT, a, sizeof(a));
+	printf("  host %s (mtgctl daemon at %s)\n", tg->host, a);
+}
+
 static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		     const struct tt *tt)
 {
@@ -196,6 +207,8 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 				 IDF_TSP_PORT, a, sizeof(a));
 		printf("  rcvr %s (agreed over TSP)\n", a);
 	}
+	if (tg->host[0])
+		print_host(f, tg);
 	if (tg->keep)
 		printf("  keep%s%s\n", tg->keep & IDF_KEEP_PAYLOAD ? " payload" : "",
 		       tg->keep & IDF_KEEP_BITS ? " wrongbits" : "");

@@ -41,6 +41,9 @@ struct run_opts {
 	uint64_t start_delay;	/* ns from now to the run's T0 */
 	uint64_t drain;		/* ns of receiving after the TGs ended */
 	bool commands;		/* take commands on standard input */
+	const char *host;	/* only the TGs of this host (`host`) */
+	uint64_t run_id;	/* 0: a random one */
+	bool hold;		/* ready, then T0 from stdin (mtgctl daemon) */
 };
 
 struct listen_opts {
@@ -127,6 +130,26 @@ struct itgsend_opts {
 	const char *key;	/* TSP's key: each flow asks its receiver */
 };
 
+#define DAEMON_PORT_DEFAULT	9998	/* ITGSend's daemon mode's */
+
+/* daemon: a sending host's, run by mtgctl manage */
+struct daemon_opts {
+	const char *key;	/* the key file managers must prove */
+	uint64_t port;		/* TCP port; 0: DAEMON_PORT_DEFAULT */
+	const char *bind;	/* the address to listen on; NULL: any */
+	const char *allow;	/* ADDR[,ADDR...] managers may come from */
+	const char *device;	/* the module's device file, for the runs */
+	uint64_t duration;	/* ns; 0: until a signal */
+};
+
+/* manage: a file's TGs run on their hosts' daemons */
+struct manage_opts {
+	bool batch;		/* plain progress lines */
+	bool json_stream;	/* a JSON object a second on stdout */
+	const char *json;	/* the merged summary, or NULL */
+	uint64_t start_delay;	/* ns from every host ready to T0 */
+};
+
 int cmd_check(const char *file, const struct check_opts *o);
 int cmd_info(const char *file, const struct info_opts *o);
 int cmd_table(const char *file, const struct table_opts *o);
@@ -142,5 +165,7 @@ int cmd_reflect(int nargs, char **args, const struct reflect_opts *o);
 int cmd_show(int nargs, char **args, const struct show_opts *o);
 int cmd_monitor(const struct monitor_opts *o);
 int cmd_itgsend(int nargs, char **args, const struct itgsend_opts *o);
+int cmd_daemon(const struct daemon_opts *o);
+int cmd_manage(const char *file, const struct manage_opts *o);
 
 #endif /* MTGCTL_CMD_H */

@@ -28,6 +28,7 @@
 #include "rx/recording.h"
 #include "tsp/serve.h"
 #include "util/clock.h"
+#include "util/signals.h"
 #include "util/jw.h"
 
 #define LOGD_PORT_DEFAULT	9001	/* ITGLog's signalling port */
@@ -658,7 +659,6 @@ static void loop(struct logd *d)
 
 int cmd_logd(const struct logd_opts *given)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct logd_opts opts = *given, *o = &opts;
 	struct logd d = { .o = o, .lfd = -1, .ufd = -1, .say = stdout };
 	int rc = EXIT_ERROR;
@@ -669,11 +669,7 @@ int cmd_logd(const struct logd_opts *given)
 		o->max_clients = TSP_PEERS_MAX;
 	if (configure(&d))
 		goto out;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	stop_signals(on_signal);
 	say(&d, NULL, "logging on TCP%s port %llu%s%s, key %s, logs in %s",
 	    o->udp ? " and UDP" : "", (unsigned long long)o->port,
 	    o->bind ? " of " : "", o->bind ? o->bind : "", o->key, o->out);

@@ -26,6 +26,7 @@
 #include "remote/rrun.h"
 #include "tsp/serve.h"
 #include "util/clock.h"
+#include "util/signals.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -450,7 +451,6 @@ static void loop(struct daemon *d)
 
 int cmd_recv(const struct recv_opts *given)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct recv_opts opts = *given, *o = &opts;
 	struct daemon d = { .o = o, .lfd = -1, .say = stdout };
 	int rc = EXIT_ERROR;
@@ -465,11 +465,7 @@ int cmd_recv(const struct recv_opts *given)
 
 	if (configure(&d) || open_listener(&d))
 		goto out;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	stop_signals(on_signal);
 	say(&d, NULL, "receiving TSP on port %llu%s%s, key %s, recordings in %s",
 	    (unsigned long long)o->port, o->bind ? " of " : "",
 	    o->bind ? o->bind : "", o->key, o->out);

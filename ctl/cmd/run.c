@@ -529,6 +529,7 @@ static int run_idf(const char *file, const char *text, const struct run_opts *o)
 
 	/* Keys need a terminal too. */
 	r.dash_on = !o->rx.batch && !o->rx.json_stream && !o->commands &&
+		!o->hold &&
 		isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	cmd_input_open(&r.cmds, o->commands ? STDIN_FILENO : -1);
 	r.say = o->rx.json_stream ? stderr : stdout;
@@ -543,7 +544,7 @@ static int run_idf(const char *file, const char *text, const struct run_opts *o)
 		goto out;
 	}
 	idf_print_diags(&r.f, stderr);
-	if (ret) {
+	if (ret || run_hosts(&r)) {
 		fprintf(stderr, "%s: nothing started\n", file);
 		goto out;
 	}
@@ -552,7 +553,7 @@ static int run_idf(const char *file, const char *text, const struct run_opts *o)
 		goto out;
 	}
 	/* Every remote receiver agrees before anything is opened or sent. */
-	r.run_id = new_run_id();
+	r.run_id = o->run_id ? (uint32_t)o->run_id : new_run_id();
 	if (remote_agree(&r)) {
 		fprintf(stderr, "%s: nothing started\n", file);
 		goto out;
@@ -583,6 +584,8 @@ static int run_idf(const char *file, const char *text, const struct run_opts *o)
 	sigaction(SIGUSR1, &sa, NULL);
 
 	r.t0 = now_tai() + o->start_delay;
+	if (o->hold && hold_start(&r))
+		goto err_abandon;
 	r.tai_offset = tai_offset();
 	if (r.listening && listen_all(&r))
 		goto err_abandon;

@@ -142,6 +142,10 @@ struct jw;
 /* "probes": the run's, their last counters (arg: the struct run). */
 void probes_summary(struct jw *j, const void *arg);
 
+/* run_host.c: one host's part of a managed file (--host, --hold) */
+int run_hosts(struct run *r);
+int hold_start(struct run *r);
+
 /* run_view.c: what is shown */
 void progress(const struct run *r, uint64_t now);
 int build_view(struct run *r, uint64_t now, bool final);

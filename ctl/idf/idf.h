@@ -41,6 +41,8 @@
 #define IDF_CTRL_MAX		1024	/* bytes of a control message */
 #define IDF_TSP_PORT		9000	/* rcvr's default: TSP's, ITGRecv's */
 #define IDF_PROBE_SLOTS		4	/* mtg_hdr.tp_ns[]: a probe's slot */
+#define IDF_HOST_PORT		9998	/* host's default: ITGSend's daemon mode */
+#define IDF_HOST_NAME_MAX	64	/* [A-Za-z0-9._-], not '.' first */
 
 /*
  * The keywords, one list so the parser, the checks and the output agree:
@@ -88,7 +90,8 @@
 	K(next,		"FROM TO P [TO P...]")			\
 	K(rcvr,		"ADDR[:PORT]")				\
 	K(key,		"FILE")					\
-	K(probe,	"DEV[@NETNS] slot K [ingress|egress]")
+	K(probe,	"DEV[@NETNS] slot K [ingress|egress]")	\
+	K(host,		"NAME ADDR[:PORT] (globals) | NAME (a TG)")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -256,6 +259,15 @@ struct idf_tg {
 	unsigned int keep;	/* IDF_KEEP_*: what receivers keep */
 	struct idf_addr rcvr;	/* the remote receiver (TSP); valid if set
 				 * has IDF_KW_rcvr, port 0: TSP's default */
+	char host[IDF_HOST_NAME_MAX + 1];	/* `host NAME`: where the TG
+						 * runs (mtgctl manage); "" */
+};
+
+/* A host whose `mtgctl daemon` runs TGs (`host NAME ADDR[:PORT]`). */
+struct idf_host {
+	char name[IDF_HOST_NAME_MAX + 1];
+	struct idf_addr addr;	/* port 0: IDF_HOST_PORT */
+	struct idf_loc loc;	/* its name */
 };
 
 /* An interface the run records what it receives on (`listen`). */
@@ -353,6 +365,8 @@ struct idf_file {
 	size_t nctrls;
 	struct idf_behaviour **behs;	/* `behaviour`, in the order given */
 	size_t nbehs;
+	struct idf_host *hosts;	/* `host NAME ADDR`, in the order given */
+	size_t nhosts;
 	struct idf_tg *tgs;
 	size_t ntgs;
 	size_t cap;
@@ -471,5 +485,16 @@ const char *idf_parse_listen(const char *s, struct idf_listen *l);
  */
 const char *idf_parse_endpoint(const char *s, bool need_port,
 			       struct idf_addr *a);
+
+/* The host named name, or NULL. */
+const struct idf_host *idf_host_find(const struct idf_file *f,
+				     const char *name);
+/* Some TG names a host (`host NAME`): the file is mtgctl manage's. */
+bool idf_has_hosts(const struct idf_file *f);
+/*
+ * Keep only the TGs of host name (and their `ctrl`s): what that host's
+ * daemon runs. 0, or -ENOENT if no host has that name.
+ */
+int idf_keep_host(struct idf_file *f, const char *name);
 
 #endif /* MTGCTL_IDF_H */

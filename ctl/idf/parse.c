@@ -195,8 +195,9 @@ int parse_line(struct parser *p)
 			continue;
 		}
 		if (k == IDF_KW_behaviour || k == IDF_KW_category ||
-		    k == IDF_KW_next) {
-			/* a behaviour's definition, not a setting of the section */
+		    k == IDF_KW_next || (k == IDF_KW_host && p->cur < 0)) {
+			/* a behaviour's or a host's definition, not a setting
+			 * of the section */
 			if (parsers[k](p, tg))
 				resync(p);
 			continue;
@@ -644,6 +645,7 @@ void idf_free(struct idf_file *f)
 	free(f->out);
 	free(f->key);
 	free(f->probes);
+	free(f->hosts);
 	for (i = 0; i < f->nctrls; i++)
 		free(f->ctrls[i].data);
 	free(f->ctrls);

@@ -137,6 +137,9 @@ int dist_behaviour(struct parser *p, struct idf_tg *tg);
 void validate_behaviours(struct idf_file *f);
 void validate_behaviour_tg(struct idf_file *f, struct idf_tg *tg);
 
+/* Hosts (hosts.c): a TG without a host where others have one. */
+void validate_hosts(struct idf_file *f);
+
 /* Diagnostics (diag.c). */
 __attribute__((format(printf, 4, 5)))
 void error_at(struct idf_file *f, unsigned int line, unsigned int col,

@@ -226,6 +226,7 @@ int idf_validate(struct idf_file *f)
 	if (!f->ntgs && !f->nerrors)
 		error_at(f, 0, 0, "no 'tgid': the file describes no traffic generator");
 	validate_behaviours(f);
+	validate_hosts(f);
 	for (i = 0; i < f->ntgs; i++)
 		if (!(f->tgs[i].bad & (IDF_KW_BIT(IDF_KW_tgid)))) {
 			validate_tg(f, &f->tgs[i]);

@@ -227,6 +227,8 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	} else {
 		jw_knull(j, "rcvr");
 	}
+	if (tg->host[0])
+		jw_kstr(j, "host", tg->host);	/* mtgctl manage's */
 	jw_kstr(j, "addr", tg->addr == IDF_ADDR_BROADCAST ? "broadcast" :
 		tg->addr == IDF_ADDR_MYSELF ? "myself" : "station");
 	jw_ku64(j, "tos", tg->tos);

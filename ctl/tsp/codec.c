@@ -32,7 +32,7 @@ void tsp_fail(struct tsp_err *e, enum tsp_ecode code, uint8_t type,
 	va_end(ap);
 }
 
-static int bad(struct cur *c, enum tsp_ecode code, size_t at,
+int bad(struct cur *c, enum tsp_ecode code, size_t at,
 	       const char *field, const char *what)
 {
 	tsp_fail(c->e, code, c->type, true, c->base, at, field, "%s", what);
@@ -41,7 +41,7 @@ static int bad(struct cur *c, enum tsp_ecode code, size_t at,
 }
 
 /* room for len bytes at c->off */
-static int room(struct cur *c, const char *field, size_t len)
+int room(struct cur *c, const char *field, size_t len)
 {
 	char what[96];
 
@@ -60,7 +60,7 @@ static int room(struct cur *c, const char *field, size_t len)
 		   c->off, field, what);
 }
 
-static int raw(struct cur *c, const char *field, void *v, size_t len)
+int raw(struct cur *c, const char *field, void *v, size_t len)
 {
 	if (room(c, field, len))
 		return -1;
@@ -72,12 +72,12 @@ static int raw(struct cur *c, const char *field, void *v, size_t len)
 	return 0;
 }
 
-static int u8(struct cur *c, const char *field, uint8_t *v)
+int u8(struct cur *c, const char *field, uint8_t *v)
 {
 	return raw(c, field, v, 1);
 }
 
-static int u16be(struct cur *c, const char *field, uint16_t *v)
+int u16be(struct cur *c, const char *field, uint16_t *v)
 {
 	uint16_t x = htobe16(*v);
 
@@ -98,7 +98,7 @@ static int u16le(struct cur *c, const char *field, uint16_t *v)
 	return 0;
 }
 
-static int u32be(struct cur *c, const char *field, uint32_t *v)
+int u32be(struct cur *c, const char *field, uint32_t *v)
 {
 	uint32_t x = htobe32(*v);
 
@@ -108,7 +108,7 @@ static int u32be(struct cur *c, const char *field, uint32_t *v)
 	return 0;
 }
 
-static int u64be(struct cur *c, const char *field, uint64_t *v)
+int u64be(struct cur *c, const char *field, uint64_t *v)
 {
 	uint64_t x = htobe64(*v);
 
@@ -118,7 +118,7 @@ static int u64be(struct cur *c, const char *field, uint64_t *v)
 	return 0;
 }
 
-static int range(struct cur *c, const char *field, size_t at, uint64_t v,
+int range(struct cur *c, const char *field, size_t at, uint64_t v,
 		 uint64_t lo, uint64_t hi, const char *what)
 {
 	char s[160];
@@ -132,7 +132,7 @@ static int range(struct cur *c, const char *field, size_t at, uint64_t v,
 	return bad(c, TSP_E_RANGE, at, field, s);
 }
 
-static int u8r(struct cur *c, const char *field, uint8_t *v, uint8_t lo,
+int u8r(struct cur *c, const char *field, uint8_t *v, uint8_t lo,
 	       uint8_t hi, const char *what)
 {
 	size_t at = c->off;
@@ -305,7 +305,7 @@ static int walk_hello(struct cur *c, struct tsp_msg *m)
 	return 0;
 }
 
-static int text(struct cur *c, const char *field, struct tsp_text *t)
+int text(struct cur *c, const char *field, struct tsp_text *t)
 {
 	size_t at = c->off, i;
 	char s[80];
@@ -452,36 +452,42 @@ static int walk_error(struct cur *c, struct tsp_msg *m)
 	return c->bad ? -1 : text(c, "text", &er->text);
 }
 
-/* a log's host name: 1..64 of [A-Za-z0-9._-], not "." first, so that it
- * can name a file */
-static int log_name(struct cur *c, struct tsp_log_open *o)
+/* a host's name (a log's, a job's): 1..64 of [A-Za-z0-9._-], not "."
+ * first, so that it can name a file */
+int host_name(struct cur *c, const char *lfield, const char *field,
+		     uint16_t *len, char *name)
 {
 	size_t at = c->off, i;
 	char s[80];
 
-	if (u16be(c, "name_len", &o->name_len))
+	if (u16be(c, lfield, len))
 		return -1;
-	if (!o->name_len || o->name_len > TSP_LOG_NAME_MAX) {
+	if (!*len || *len > TSP_LOG_NAME_MAX) {
 		snprintf(s, sizeof(s), "%u bytes; a name is 1 to %d",
-			 o->name_len, TSP_LOG_NAME_MAX);
-		return bad(c, TSP_E_LENGTH, at, "name_len", s);
+			 *len, TSP_LOG_NAME_MAX);
+		return bad(c, TSP_E_LENGTH, at, lfield, s);
 	}
 	at = c->off;
-	if (raw(c, "name", o->name, o->name_len))
+	if (raw(c, field, name, *len))
 		return -1;
-	o->name[o->name_len] = '\0';
-	for (i = 0; i < o->name_len; i++) {
-		char ch = o->name[i];
+	name[*len] = '\0';
+	for (i = 0; i < *len; i++) {
+		char ch = name[i];
 
 		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
 		    (ch == '.' && i))
 			continue;
-		return bad(c, TSP_E_RANGE, at + i, "name",
+		return bad(c, TSP_E_RANGE, at + i, field,
 			   "not a letter, digit, '-', '_' or a '.' after the "
 			   "first");
 	}
 	return 0;
+}
+
+static int log_name(struct cur *c, struct tsp_log_open *o)
+{
+	return host_name(c, "name_len", "name", &o->name_len, o->name);
 }
 
 static int walk_log_open(struct cur *c, struct tsp_msg *m)
@@ -508,6 +514,22 @@ static int walk_log_open(struct cur *c, struct tsp_msg *m)
 	return 0;
 }
 
+int owned(struct cur *c, const char *field, uint8_t **p, size_t n)
+{
+	size_t at = c->off;
+
+	if (c->mode == CUR_READ) {
+		if (room(c, field, n))
+			return -1;
+		*p = malloc(n ? n : 1);
+		if (!*p)
+			return bad(c, TSP_E_LENGTH, at, field, "out of memory");
+	} else if (!*p) {
+		return bad(c, TSP_E_LENGTH, at, field, "none given");
+	}
+	return raw(c, field, *p, n);
+}
+
 static int walk_log_batch(struct cur *c, struct tsp_msg *m)
 {
 	struct tsp_log_batch *b = &m->u.batch;
@@ -527,18 +549,7 @@ static int walk_log_batch(struct cur *c, struct tsp_msg *m)
 	if (c->bad)
 		return -1;
 	n = (size_t)b->count * TSP_LOG_REC;
-	at = c->off;
-	if (c->mode == CUR_READ) {
-		if (room(c, "records", n))
-			return -1;
-		b->recs = malloc(n);
-		if (!b->recs)
-			return bad(c, TSP_E_LENGTH, at, "records",
-				   "out of memory");
-	} else if (!b->recs) {
-		return bad(c, TSP_E_LENGTH, at, "records", "none given");
-	}
-	return raw(c, "records", b->recs, n);
+	return owned(c, "records", &b->recs, n);
 }
 
 static int walk_log_done(struct cur *c, struct tsp_msg *m)
@@ -582,6 +593,8 @@ static int walk_mtg_body(struct cur *c, struct tsp_msg *m)
 {
 	size_t at;
 
+	if (m->type >= TSP_JOB_OFFER)
+		return walk_job(c, m);
 	switch (m->type) {
 	case TSP_HELLO:
 		return walk_hello(c, m);

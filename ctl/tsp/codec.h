@@ -28,6 +28,33 @@ struct cur {
 	bool lenient;		/* size: values not checked (tsp_need) */
 };
 
+/*
+ * The walkers' primitives (codec.c): each reads, writes or counts one
+ * field at c->off and checks it; 0, or -1 with c->e (c->bad set).
+ */
+int bad(struct cur *c, enum tsp_ecode code, size_t at, const char *field,
+	const char *what);
+int room(struct cur *c, const char *field, size_t len);
+int raw(struct cur *c, const char *field, void *v, size_t len);
+int u8(struct cur *c, const char *field, uint8_t *v);
+int u16be(struct cur *c, const char *field, uint16_t *v);
+int u32be(struct cur *c, const char *field, uint32_t *v);
+int u64be(struct cur *c, const char *field, uint64_t *v);
+/* v within lo..hi (what names the range), unless c->lenient */
+int range(struct cur *c, const char *field, size_t at, uint64_t v,
+	  uint64_t lo, uint64_t hi, const char *what);
+int u8r(struct cur *c, const char *field, uint8_t *v, uint8_t lo,
+	uint8_t hi, const char *what);
+/* a length (u16) and that much UTF-8 without control characters */
+int text(struct cur *c, const char *field, struct tsp_text *t);
+/* a host's name (a log's, a job's): 1..64 of [A-Za-z0-9._-], not '.' first */
+int host_name(struct cur *c, const char *lfield, const char *field,
+	      uint16_t *len, char *name);
+/* n bytes a message owns: read into *p (malloc'd), or written from it */
+int owned(struct cur *c, const char *field, uint8_t **p, size_t n);
+/* The manager's and daemons' layouts (codec_job.c). */
+int walk_job(struct cur *c, struct tsp_msg *m);
+
 /* Walks m's layout (m->type set) from offset 0: 0, or -1 with c->e. */
 int tsp_walk(struct cur *c, struct tsp_msg *m);
 

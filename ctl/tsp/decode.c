@@ -32,6 +32,15 @@ static const struct {
 		24 + TSP_LOG_REC, 24 + TSP_LOG_REC * TSP_LOG_BATCH_MAX },
 	[TSP_LOG_CLOSE - TSP_MTG_FIRST] = { 40, 40 },
 	[TSP_LOG_DONE - TSP_MTG_FIRST] = { 34, 34 + TSP_MAX_TEXT },
+	[TSP_JOB_OFFER - TSP_MTG_FIRST] = {
+		13, 10 + TSP_LOG_NAME_MAX + 2 + TSP_MAX_TEXT },
+	[TSP_JOB_DATA - TSP_MTG_FIRST] = { 9, 8 + TSP_JOB_CHUNK },
+	[TSP_JOB_READY - TSP_MTG_FIRST] = { 8, 8 },
+	[TSP_JOB_START - TSP_MTG_FIRST] = { 12, 12 },
+	[TSP_JOB_PROGRESS - TSP_MTG_FIRST] = {
+		16, 16 + TSP_JOB_ROW * TSP_JOB_ROWS },
+	[TSP_JOB_END - TSP_MTG_FIRST] = { 14, 14 + TSP_MAX_TEXT },
+	[TSP_JOB_DROP - TSP_MTG_FIRST] = { 6, 6 + TSP_MAX_TEXT },
 };
 
 int tsp_check_type(uint8_t t, const struct tsp_cfg *c, uint64_t base,

@@ -49,6 +49,13 @@ static const char *const mtg_names[] = {
 	[TSP_LOG_BATCH - TSP_MTG_FIRST] = "TSP_LOG_BATCH",
 	[TSP_LOG_CLOSE - TSP_MTG_FIRST] = "TSP_LOG_CLOSE",
 	[TSP_LOG_DONE - TSP_MTG_FIRST] = "TSP_LOG_DONE",
+	[TSP_JOB_OFFER - TSP_MTG_FIRST] = "TSP_JOB_OFFER",
+	[TSP_JOB_DATA - TSP_MTG_FIRST] = "TSP_JOB_DATA",
+	[TSP_JOB_READY - TSP_MTG_FIRST] = "TSP_JOB_READY",
+	[TSP_JOB_START - TSP_MTG_FIRST] = "TSP_JOB_START",
+	[TSP_JOB_PROGRESS - TSP_MTG_FIRST] = "TSP_JOB_PROGRESS",
+	[TSP_JOB_END - TSP_MTG_FIRST] = "TSP_JOB_END",
+	[TSP_JOB_DROP - TSP_MTG_FIRST] = "TSP_JOB_DROP",
 };
 
 const char *tsp_type_name(uint8_t type)
@@ -79,6 +86,9 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_LOG_OPEN:		/* a log server's client: the "sender" */
 	case TSP_LOG_BATCH:
 	case TSP_LOG_CLOSE:
+	case TSP_JOB_OFFER:		/* a manager: the "sender" */
+	case TSP_JOB_START:
+	case TSP_JOB_DROP:
 		return 1;
 	case TSP_ACK_CONNECT:
 	case TSP_ACK_CLOSED_FLOW:
@@ -97,10 +107,14 @@ unsigned int tsp_senders(uint8_t t)
 	case TSP_TIME_RESP:
 	case TSP_LOG_ACK:
 	case TSP_LOG_DONE:
+	case TSP_JOB_READY:		/* a daemon: the "receiver" */
+	case TSP_JOB_PROGRESS:
+	case TSP_JOB_END:
 		return 2;
 	case TSP_ACK_SEND_FLOW:	/* a sender's in passive mode */
 	case TSP_HELLO:
 	case TSP_ERROR:
+	case TSP_JOB_DATA:		/* the IDF one way, the summary back */
 		return 3;
 	default:
 		return 0;
@@ -153,6 +167,27 @@ const char *tsp_error_name(uint16_t code)
 	return code <= TSP_ERR_LAST ? names[code] : NULL;
 }
 
+static const char *const job_states[] = {
+	[TSP_JOB_WAITING] = "waiting", [TSP_JOB_RUNNING] = "running",
+	[TSP_JOB_SUSPENDED] = "suspended", [TSP_JOB_DONE] = "done",
+	[TSP_JOB_STOPPED] = "killed", [TSP_JOB_ERROR] = "error",
+};
+
+const char *tsp_job_state_name(uint8_t state)
+{
+	return state <= TSP_JOB_STATE_LAST ? job_states[state] : "?";
+}
+
+int tsp_job_state_code(const char *name)
+{
+	int i;
+
+	for (i = 0; i <= TSP_JOB_STATE_LAST; i++)
+		if (!strcmp(job_states[i], name))
+			return i;
+	return -1;
+}
+
 void tsp_err_str(const struct tsp_err *e, char *buf, size_t size)
 {
 	const char *name = e->have_type ? tsp_type_name(e->type) : NULL;
@@ -178,6 +213,12 @@ void tsp_msg_free(struct tsp_msg *m)
 	} else if (m->type == TSP_LOG_BATCH) {
 		free(m->u.batch.recs);
 		m->u.batch.recs = NULL;
+	} else if (m->type == TSP_JOB_DATA) {
+		free(m->u.jdata.bytes);
+		m->u.jdata.bytes = NULL;
+	} else if (m->type == TSP_JOB_PROGRESS) {
+		free(m->u.prog.rows);
+		m->u.prog.rows = NULL;
 	}
 }
 

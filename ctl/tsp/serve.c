@@ -146,11 +146,14 @@ static int on_auth(struct tsp_conn *c, struct tsp_opening *o,
 	char text[160];
 	int code;
 
-	if (m->type == TSP_FLOW_REQ || m->type == TSP_LOG_OPEN)
+	if (m->type == TSP_FLOW_REQ || m->type == TSP_LOG_OPEN ||
+	    m->type == TSP_JOB_OFFER)
 		return tsp_refuse(c, TSP_ERR_AUTH_REQUIRED, m->type,
 				  m->type == TSP_FLOW_REQ ?
 				  "a flow before authentication" :
-				  "a log before authentication", why, len);
+				  m->type == TSP_LOG_OPEN ?
+				  "a log before authentication" :
+				  "a part before authentication", why, len);
 	if (m->type != TSP_AUTH)
 		return tsp_refuse(c, TSP_ERR_UNEXPECTED, m->type,
 				  "TSP_AUTH is due", why, len);

@@ -59,7 +59,15 @@ enum tsp_type {
 	TSP_LOG_BATCH = 0x8d,
 	TSP_LOG_CLOSE = 0x8e,
 	TSP_LOG_DONE = 0x8f,
-	TSP_MTG_LAST = 0x8f,
+	/* the manager and its daemons (mtgctl manage, mtgctl daemon) */
+	TSP_JOB_OFFER = 0x90,
+	TSP_JOB_DATA = 0x91,
+	TSP_JOB_READY = 0x92,
+	TSP_JOB_START = 0x93,
+	TSP_JOB_PROGRESS = 0x94,
+	TSP_JOB_END = 0x95,
+	TSP_JOB_DROP = 0x96,
+	TSP_MTG_LAST = 0x96,
 	TSP_MTG_FIRST = 0x80,
 	TSP_MTG_RESERVED_END = 0xbf,
 };
@@ -99,6 +107,15 @@ enum tsp_type {
 #define TSP_LOG_TCP	1	/* a log's transport: D-ITG's numbers */
 #define TSP_LOG_UDP	2
 #define TSP_LOG_OPEN_MAX (12 + TSP_LOG_NAME_MAX + TSP_MAX_LOG_META)
+#define TSP_JOB_IDF_MAX	(16U << 20)	/* a part's IDF text, bytes */
+#define TSP_JOB_SUMMARY_MAX (64U << 20)	/* a part's summary, bytes */
+#define TSP_JOB_CHUNK	16384	/* bytes of a TSP_JOB_DATA */
+#define TSP_JOB_ROWS	256	/* TGs of a TSP_JOB_PROGRESS */
+#define TSP_JOB_ROW	32	/* bytes of a row */
+#define TSP_JOB_IDF	1	/* TSP_JOB_DATA's kinds: the manager's IDF */
+#define TSP_JOB_SUMMARY	2	/* the daemon's summary */
+#define TSP_JOB_KILLED	0x1	/* TSP_JOB_END: the daemon ended the run */
+#define TSP_JOB_FLAGS	0x1
 #define TSP_MAX_MSG	(TSP_FRAME_HDR + TSP_LOG_OPEN_MAX)
 
 /* which end sent the bytes a decoder reads */
@@ -280,6 +297,72 @@ struct tsp_log_done {
 	struct tsp_text file;		/* the file's name in the server's DIR */
 };
 
+/*
+ * mtg: TSP_JOB_OFFER, a manager's part for a daemon: host's TGs of the
+ * file (its text follows in TSP_JOB_DATA), to run as run_id
+ */
+struct tsp_job_offer {
+	uint32_t run_id;		/* not 0 */
+	uint32_t idf_len;		/* 1..TSP_JOB_IDF_MAX */
+	uint16_t host_len;
+	char host[TSP_LOG_NAME_MAX + 1];	/* as a log's name */
+	struct tsp_text file;		/* the file's name, for messages */
+};
+
+/* mtg: TSP_JOB_DATA, a piece of the IDF or of the summary */
+struct tsp_job_data {
+	uint8_t kind;			/* TSP_JOB_IDF (manager), _SUMMARY */
+	uint32_t offset;		/* of its first byte in the whole */
+	uint16_t len;			/* 1..TSP_JOB_CHUNK */
+	uint8_t *bytes;			/* decoded: malloc'd, owned */
+};
+
+/* mtg: TSP_JOB_READY (the part prepared), TSP_JOB_START (T0) */
+struct tsp_job_ready {
+	uint32_t run_id;
+	uint32_t tgs;			/* the host's TGs */
+};
+
+struct tsp_job_start {
+	uint32_t run_id;
+	uint64_t start_ns;		/* T0, CLOCK_TAI */
+};
+
+/* a TG's row of TSP_JOB_PROGRESS: its state (TSP_JOB_STATE_*) */
+enum tsp_job_state {
+	TSP_JOB_WAITING, TSP_JOB_RUNNING, TSP_JOB_SUSPENDED, TSP_JOB_DONE,
+	TSP_JOB_STOPPED, TSP_JOB_ERROR, TSP_JOB_STATE_LAST = TSP_JOB_ERROR,
+};
+
+struct tsp_job_row {
+	uint32_t tgid;
+	uint8_t state;			/* enum tsp_job_state */
+	uint64_t sent, bytes;
+	uint64_t late_p99_ns;		/* UINT64_MAX: not known */
+};
+
+struct tsp_job_progress {
+	uint32_t run_id;
+	uint64_t elapsed_ns;		/* since T0 */
+	uint16_t count;			/* 0..TSP_JOB_ROWS */
+	struct tsp_job_row *rows;	/* decoded: malloc'd, owned */
+};
+
+/* mtg: TSP_JOB_END, the part's end: its run's exit status and summary */
+struct tsp_job_end {
+	uint32_t run_id;
+	uint8_t status;			/* mtgctl run's exit status */
+	uint8_t flags;			/* TSP_JOB_KILLED */
+	uint32_t summary_len;		/* the TSP_JOB_DATA before it; 0: none */
+	struct tsp_text why;		/* "" when it ended as it should */
+};
+
+/* mtg: TSP_JOB_DROP, the manager's: drop the part, or stop its run */
+struct tsp_job_drop {
+	uint32_t run_id;
+	struct tsp_text why;
+};
+
 struct tsp_msg {
 	uint8_t type;
 	bool passive;		/* 3 from a passive sender; 5 from a sender */
@@ -304,6 +387,13 @@ struct tsp_msg {
 		struct tsp_log_batch batch;
 		struct tsp_log_close lclose;
 		struct tsp_log_done ldone;
+		struct tsp_job_offer offer;
+		struct tsp_job_data jdata;
+		struct tsp_job_ready ready;
+		struct tsp_job_start jstart;
+		struct tsp_job_progress prog;
+		struct tsp_job_end jend;
+		struct tsp_job_drop drop;
 	} u;
 };
 
@@ -335,6 +425,9 @@ const char *tsp_type_name(uint8_t type);
 const char *tsp_ecode_name(enum tsp_ecode code);
 const char *tsp_refusal_name(uint16_t code);	/* NULL if unknown */
 const char *tsp_error_name(uint16_t code);	/* NULL if unknown */
+/* "running", as the stream's rows say it; a state of it (-1: none) */
+const char *tsp_job_state_name(uint8_t state);
+int tsp_job_state_code(const char *name);
 /* One line: message, byte, field, what. */
 void tsp_err_str(const struct tsp_err *e, char *buf, size_t size);
 

@@ -483,6 +483,11 @@ local TSP_LOG_REC = 96                  -- a record in a batch
 local TSP_LOG_BATCH_MAX = 512           -- records in a batch
 local TSP_LOG_OPEN_MAX = 12 + TSP_LOG_NAME_MAX + TSP_MAX_LOG_META
 local TSP_MAX_BODY = TSP_LOG_OPEN_MAX   -- the largest body of any type
+local TSP_JOB_IDF_MAX = 16777216        -- a part's IDF, bytes
+local TSP_JOB_SUMMARY_MAX = 67108864    -- a part's summary, bytes
+local TSP_JOB_CHUNK = 16384             -- bytes of a TSP_JOB_DATA
+local TSP_JOB_ROWS = 256                -- rows of a TSP_JOB_PROGRESS
+local TSP_JOB_ROW = 32
 
 local tsp_types = {
 	[1] = "TSP_CONNECT", [2] = "TSP_ACK_CONNECT", [3] = "TSP_SEND_FLOW",
@@ -502,6 +507,10 @@ local tsp_types = {
 	[0x8a] = "TSP_TIME_RESP", [0x8b] = "TSP_LOG_OPEN",
 	[0x8c] = "TSP_LOG_ACK", [0x8d] = "TSP_LOG_BATCH",
 	[0x8e] = "TSP_LOG_CLOSE", [0x8f] = "TSP_LOG_DONE",
+	[0x90] = "TSP_JOB_OFFER", [0x91] = "TSP_JOB_DATA",
+	[0x92] = "TSP_JOB_READY", [0x93] = "TSP_JOB_START",
+	[0x94] = "TSP_JOB_PROGRESS", [0x95] = "TSP_JOB_END",
+	[0x96] = "TSP_JOB_DROP",
 }
 
 -- Which end sends each type (ctl/tsp/names.c, tsp_senders): S, R or both.
@@ -515,7 +524,8 @@ local tsp_from = {
 	[0x80] = SR, [0x81] = R, [0x82] = S, [0x83] = R, [0x84] = S,
 	[0x85] = R, [0x86] = R, [0x87] = SR, [0x88] = S, [0x89] = S,
 	[0x8a] = R, [0x8b] = S, [0x8c] = R, [0x8d] = S, [0x8e] = S,
-	[0x8f] = R,
+	[0x8f] = R, [0x90] = S, [0x91] = SR, [0x92] = R, [0x93] = S,
+	[0x94] = R, [0x95] = R, [0x96] = S,
 }
 
 -- The bounds of an mtg frame's body (ctl/tsp/decode.c, mtg_body).
@@ -528,6 +538,10 @@ local tsp_body = {
 	[0x8b] = { 14, TSP_LOG_OPEN_MAX }, [0x8c] = { 6, 6 },
 	[0x8d] = { 24 + TSP_LOG_REC, 24 + TSP_LOG_REC * TSP_LOG_BATCH_MAX },
 	[0x8e] = { 40, 40 }, [0x8f] = { 34, 34 + TSP_MAX_TEXT },
+	[0x90] = { 13, 10 + TSP_LOG_NAME_MAX + 2 + TSP_MAX_TEXT },
+	[0x91] = { 9, 8 + TSP_JOB_CHUNK }, [0x92] = { 8, 8 },
+	[0x93] = { 12, 12 }, [0x94] = { 16, 16 + TSP_JOB_ROW * TSP_JOB_ROWS },
+	[0x95] = { 14, 14 + TSP_MAX_TEXT }, [0x96] = { 6, 6 + TSP_MAX_TEXT },
 }
 
 -- D-ITG's two types whose size a field says: its place and bytes, the
@@ -561,6 +575,9 @@ local error_names = {
 	[7] = "unexpected", [8] = "internal", [9] = "refused",
 }
 local transport_names = { [1] = "TCP", [2] = "UDP" }
+local kind_names = { [1] = "the IDF", [2] = "the summary" }
+local state_names = { [0] = "waiting", [1] = "running", [2] = "suspended",
+		      [3] = "done", [4] = "killed", [5] = "error" }
 
 local tf = {
 	type = ProtoField.uint8("mtgtsp.type", "Type", base.HEX, tsp_types),
@@ -724,6 +741,47 @@ local tf = {
 	trailing = ProtoField.bytes("mtgtsp.trailing",
 				    "Bytes after the fields"),
 	data = ProtoField.bytes("mtgtsp.data", "Undissected bytes"),
+	-- the manager's and daemons' (mtgctl manage, mtgctl daemon)
+	job_idf_len = ProtoField.uint32("mtgtsp.job.idf_len", "IDF length",
+					base.DEC),
+	job_host_len = ProtoField.uint16("mtgtsp.job.host_len",
+					 "Host name length", base.DEC),
+	job_host = ProtoField.string("mtgtsp.job.host", "Host"),
+	job_file = ProtoField.string("mtgtsp.job.file", "File", base.UNICODE),
+	job_kind = ProtoField.uint8("mtgtsp.job.kind", "Piece of", base.DEC,
+				    kind_names),
+	job_offset = ProtoField.uint32("mtgtsp.job.offset",
+				       "Piece's offset", base.DEC),
+	job_len = ProtoField.uint16("mtgtsp.job.len", "Piece's length",
+				    base.DEC),
+	job_data = ProtoField.bytes("mtgtsp.job.data", "Piece"),
+	job_tgs = ProtoField.uint32("mtgtsp.job.tgs", "The host's TGs",
+				    base.DEC),
+	job_elapsed_ns = ProtoField.uint64("mtgtsp.job.elapsed_ns",
+					   "Since T0 (ns)", base.DEC),
+	job_count = ProtoField.uint16("mtgtsp.job.count", "Rows", base.DEC),
+	job_row = ProtoField.bytes("mtgtsp.job.row", "Row"),
+	job_row_tgid = ProtoField.uint32("mtgtsp.job.row.tgid", "TG",
+					 base.DEC),
+	job_row_state = ProtoField.uint8("mtgtsp.job.row.state", "State",
+					 base.DEC, state_names),
+	job_row_reserved = ProtoField.uint24("mtgtsp.job.row.reserved",
+					     "Reserved", base.HEX),
+	job_row_sent = ProtoField.uint64("mtgtsp.job.row.sent", "Sent",
+					 base.DEC),
+	job_row_bytes = ProtoField.uint64("mtgtsp.job.row.bytes", "Bytes",
+					  base.DEC),
+	job_row_late = ProtoField.uint64("mtgtsp.job.row.late",
+					 "Lateness p99 (ns; 2^64-1: none)",
+					 base.DEC),
+	job_status = ProtoField.uint8("mtgtsp.job.status",
+				      "Run's exit status", base.DEC),
+	job_flags = ProtoField.uint8("mtgtsp.job.flags", "Flags", base.HEX),
+	job_killed = ProtoField.bool("mtgtsp.job.flags.killed",
+				     "Ended by the daemon", 8, nil, 0x1),
+	job_summary_len = ProtoField.uint32("mtgtsp.job.summary_len",
+					    "Summary length", base.DEC),
+	job_why = ProtoField.string("mtgtsp.job.why", "Why", base.UNICODE),
 }
 local tsp_fields = {}
 for _, v in pairs(tf) do
@@ -1247,10 +1305,11 @@ local function dissect_error(c, info)
 	end
 end
 
--- TSP_LOG_OPEN's host name: name_len (1..64) and as many of
--- [A-Za-z0-9._-], not "." first (it names a file): the name, or nil.
-local function log_host(c)
-	local li, lr = field(c, tf.log_name_len, 2, "name_len")
+-- A host's name (TSP_LOG_OPEN's, TSP_JOB_OFFER's): its length (1..64)
+-- in lf and as many of [A-Za-z0-9._-], not "." first (it names a file),
+-- in f: the name, or nil.
+local function host_name(c, lf, f, lname, fname)
+	local li, lr = field(c, lf, 2, lname)
 	if not li then
 		return nil
 	end
@@ -1261,14 +1320,14 @@ local function log_host(c)
 		c.bad = true
 		return nil
 	end
-	local r = take(c, n, "name")
+	local r = take(c, n, fname)
 	if not r then
 		return nil
 	end
 	-- its value given: as a stringz field's it would take the byte
 	-- after it too, if a NUL
 	local s = r:raw()
-	local item = c.t:add(tf.log_name, r, r:string(ENC_ASCII))
+	local item = c.t:add(f, r, r:string(ENC_ASCII))
 	local at = s:find("[^A-Za-z0-9._-]") or (s:sub(1, 1) == "." and 1)
 	if at then
 		bad_value(item, "byte %d: not a letter, digit, '-', '_' or a "
@@ -1282,7 +1341,8 @@ local function dissect_log_open(c, info)
 	local tr = ranged(c, tf.log_transport, 1, "transport", 1, 2,
 			  "a log's transport")
 	ranged(c, tf.reserved, 1, "reserved", 0, 0, "zero")
-	local host = log_host(c)
+	local host = host_name(c, tf.log_name_len, tf.log_name, "name_len",
+			       "name")
 	local li, n = utf8_blob(c, tf.log_meta_len, tf.log_meta, "meta_len",
 				"meta", TSP_MAX_LOG_META, "a log's metadata")
 	if li and n == 0 then
@@ -1360,6 +1420,124 @@ local function dissect_log(c, t, info)
 	end
 end
 
+local function dissect_job_progress(c, info)
+	local _, rr = field(c, tf.run, 4, "run_id")
+	u64(c, tf.job_elapsed_ns, "elapsed_ns")
+	local n = ranged(c, tf.job_count, 2, "count", 0, TSP_JOB_ROWS,
+			 "a part's rows")
+	ranged(c, tf.reserved, 2, "reserved", 0, 0, "zero")
+	if c.bad or not n or n > TSP_JOB_ROWS then
+		c.bad = true
+		return
+	end
+	local t = c.t
+	for _ = 1, n do
+		local r = take(c, TSP_JOB_ROW, "row")
+		if not r then
+			break
+		end
+		local row = t:add(tf.job_row, r)
+		row:add(tf.job_row_tgid, r(0, 4))
+		local si = row:add(tf.job_row_state, r(4, 1))
+		if r(4, 1):uint() > 5 then
+			bad_value(si, "%d is not a TG's state (0..5)",
+				  r(4, 1):uint())
+		end
+		local ri = row:add(tf.job_row_reserved, r(5, 3))
+		if r(5, 3):uint() ~= 0 then
+			bad_value(ri, "not zero")
+		end
+		row:add(tf.job_row_sent, r(8, 8))
+		row:add(tf.job_row_bytes, r(16, 8))
+		row:add(tf.job_row_late, r(24, 8))
+	end
+	if rr then
+		info[#info + 1] = string.format("run %d: %d TG%s", rr:uint(), n,
+						n == 1 and "" or "s")
+	end
+end
+
+local function dissect_job(c, t, rcvr, info)
+	local _, rr
+	if t == 0x90 then
+		local run = ranged(c, tf.run, 4, "run_id", 1, 0xffffffff,
+				   "a run id")
+		ranged(c, tf.job_idf_len, 4, "idf_len", 1, TSP_JOB_IDF_MAX,
+		       "an IDF's bytes")
+		local host = host_name(c, tf.job_host_len, tf.job_host,
+				       "host_len", "host")
+		local file = text(c, tf.job_file, "file", TSP_MAX_TEXT, false)
+		if run and host then
+			info[#info + 1] = string.format("run %d host %s of %s",
+				run, host, file)
+		end
+	elseif t == 0x91 then
+		local want = rcvr and 2 or 1
+		local kind = ranged(c, tf.job_kind, 1, "kind", want, want,
+				    rcvr and "the summary's, a daemon's" or
+				    "the IDF's, a manager's")
+		ranged(c, tf.reserved, 1, "reserved", 0, 0, "zero")
+		local _, or_ = field(c, tf.job_offset, 4, "offset")
+		local n = ranged(c, tf.job_len, 2, "len", 1, TSP_JOB_CHUNK,
+				 "a piece's bytes")
+		if c.bad or not n or n < 1 or n > TSP_JOB_CHUNK then
+			c.bad = true
+			return
+		end
+		field(c, tf.job_data, n, "bytes")
+		if or_ then
+			info[#info + 1] = string.format("%s bytes %d..%d",
+				kind_names[kind] or "?", or_:uint(),
+				or_:uint() + n)
+		end
+	elseif t == 0x92 then
+		_, rr = field(c, tf.run, 4, "run_id")
+		local _, tr = field(c, tf.job_tgs, 4, "tgs")
+		if rr and tr then
+			info[#info + 1] = string.format("run %d ready, %d TG%s",
+				rr:uint(), tr:uint(), tr:uint() == 1 and "" or
+				"s")
+		end
+	elseif t == 0x93 then
+		_, rr = field(c, tf.run, 4, "run_id")
+		local si, sr = field(c, tf.start_ns, 8, "start_ns")
+		if si and sr:uint64():tonumber() == 0 then
+			bad_value(si, "0 is not a time (1..2^64-1)")
+		end
+		if rr then
+			info[#info + 1] = "run " .. rr:uint()
+		end
+	elseif t == 0x94 then
+		dissect_job_progress(c, info)
+	elseif t == 0x95 then
+		_, rr = field(c, tf.run, 4, "run_id")
+		local _, str = field(c, tf.job_status, 1, "status")
+		local fi, fr = field(c, tf.job_flags, 1, "flags")
+		if fi then
+			fi:add(tf.job_killed, fr)
+			if bit32.band(fr:uint(), 0xfe) ~= 0 then
+				bad_value(fi, "unknown flag bits")
+			end
+		end
+		ranged(c, tf.reserved, 2, "reserved", 0, 0, "zero")
+		ranged(c, tf.job_summary_len, 4, "summary_len", 0,
+		       TSP_JOB_SUMMARY_MAX, "a summary's bytes")
+		local why = text(c, tf.job_why, "why", TSP_MAX_TEXT, false)
+		if rr and str then
+			info[#info + 1] = string.format("run %d ended, exit "
+				.. "status %d%s", rr:uint(), str:uint(),
+				why ~= "" and ": " .. why or "")
+		end
+	else
+		_, rr = field(c, tf.run, 4, "run_id")
+		local why = text(c, tf.job_why, "why", TSP_MAX_TEXT, false)
+		if rr then
+			info[#info + 1] = string.format("run %d%s", rr:uint(),
+				why ~= "" and ": " .. why or "")
+		end
+	end
+end
+
 local function dissect_mtg_body(c, t, rcvr, info)
 	if t == 0x80 then
 		dissect_hello(c, rcvr, info)
@@ -1399,6 +1577,8 @@ local function dissect_mtg_body(c, t, rcvr, info)
 		end
 	elseif t >= 0x8b and t <= 0x8f then
 		dissect_log(c, t, info)
+	elseif t >= 0x90 and t <= 0x96 then
+		dissect_job(c, t, rcvr, info)
 	else
 		take(c, c.stop - c.off, "body")
 		c.t:add(tf.data, c.tvb(TSP_FRAME_HDR, c.stop - TSP_FRAME_HDR))

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The TSP decoder under libFuzzer (tests/fuzz/tsp_fuzz.c, built by `make
 tools` with ASan and UBSan) for a bounded number of inputs, from a seed
-corpus of real messages: every sample of every type from each end, each
+corpus of real messages: every sample of every type from each end (the
+manager's and daemons' too), each
 end's messages as one stream, and the session D-ITG 2.8.1's ITGSend and
 ITGRecv had on loopback (Documentation/tsp.rst). No crash, no leak, no
 message that decodes but does not encode back to its bytes, no
@@ -35,7 +36,7 @@ def test_tsp_decoder_fuzzing(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     streams = {"sender": b"", "receiver": b""}
-    for i, (frm, msg) in enumerate(tsp.SAMPLES):
+    for i, (frm, msg) in enumerate(tsp.SAMPLES + tsp.JOB_SAMPLES):
         (data,) = tsp.encode([msg], frm)
         (corpus / f"{i:02}-{frm}-{msg['type']:#x}").write_bytes(data)
         streams[frm] += data

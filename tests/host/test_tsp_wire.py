@@ -33,8 +33,9 @@ def hello(frm):
 
 # --- every message ---------------------------------------------------------
 
-@pytest.mark.parametrize("frm,msg", tsp.SAMPLES,
-                         ids=[f"{f}-{m['type']:#x}" for f, m in tsp.SAMPLES])
+@pytest.mark.parametrize("frm,msg", tsp.SAMPLES + tsp.JOB_SAMPLES,
+                         ids=[f"{f}-{m['type']:#x}" for f, m in
+                              tsp.SAMPLES + tsp.JOB_SAMPLES])
 def test_message_round_trips(frm, msg):
     """encode, decode: the same fields; and the decoded message encodes
     to the same bytes."""
@@ -67,7 +68,7 @@ def test_any_split_gives_the_same_messages():
     """The stream decoder fed 1, 2, 3, ... bytes at a time: the same
     messages at the same offsets as fed at once."""
     for frm in ("sender", "receiver"):
-        msgs = [m for f, m in tsp.SAMPLES if f == frm]
+        msgs = [m for f, m in tsp.SAMPLES + tsp.JOB_SAMPLES if f == frm]
         data = b"".join(tsp.encode(msgs, frm))
         whole, err = tsp.decode(data, frm)
         assert err is None and len(whole) == len(msgs)
@@ -144,8 +145,8 @@ BAD = [
      "unknown type 0x00"),
     ("type-23", "receiver", b"\x17", "bad type", None, "type", 0,
      "unknown type 0x17"),
-    ("type-mtg-undefined", "sender", b"\x90M\x00\x00\x00\x00", "bad type",
-     None, "type", 0, "mtg type 0x90 is not one of TSP 1.0"),
+    ("type-mtg-undefined", "sender", b"\x97M\x00\x00\x00\x00", "bad type",
+     None, "type", 0, "mtg type 0x97 is not one of TSP 1.0"),
     ("log-name-path", "sender", mtg(0x8B, b"\x00\x00\x00\x07\x01\x00\x00\x04"
                                      b"../x\x00\x00\x00\x02{}"),
      "out of range", 0x8B, "name", 14,

@@ -385,6 +385,21 @@ def test_malformed(tmp_path):
          if set(MALFORMED) & set(sum(e, []))]
 
 
+def flagged_as_ctl_tsp(tmp_path, cases):
+    """cases, [(from, bytes, ctl/tsp's error code or None, the expert
+    items)], each its own segment of one connection: ctl/tsp gives each
+    its code, and the dissector flags each with its items."""
+    for frm, data, code, _ in cases:
+        _, err = tsp.decode(data, frm)
+        assert (err and err["code"]) == code, (frm, data.hex(), err)
+    path = one_connection(tmp_path, [(frm, data) for frm, data, _, _ in
+                                     cases])
+    got = {m.frame: sorted(m.experts) for m in ws.tsp_dissect(path)}
+    # frames 1-3: the handshake; then one segment a case
+    assert [got.get(4 + i) for i in range(len(cases))] == \
+        [sorted(e) for _, _, _, e in cases]
+
+
 def log_open(run=7, transport=1, reserved=0, name=b"host-a", meta=b"{}"):
     """TSP_LOG_OPEN's bytes, any of its fields as given."""
     return tspd.frame(0x8B, struct.pack(">IBBH", run, transport, reserved,
@@ -436,15 +451,7 @@ def test_malformed_logs(tmp_path):
          ["mtgtsp.error_sent"]),
         ("sender", log_open(), None, []),
     ]
-    for frm, data, code, _ in cases:
-        _, err = tsp.decode(data, frm)
-        assert (err and err["code"]) == code, (frm, data.hex(), err)
-    path = one_connection(tmp_path, [(frm, data) for frm, data, _, _ in
-                                     cases])
-    got = {m.frame: sorted(m.experts) for m in ws.tsp_dissect(path)}
-    # frames 1-3: the handshake; then one segment a case
-    assert [got.get(4 + i) for i in range(len(cases))] == \
-        [sorted(e) for _, _, _, e in cases]
+    flagged_as_ctl_tsp(tmp_path, cases)
 
 
 def test_log_datagrams(tmp_path):
@@ -719,3 +726,71 @@ def test_the_pages_filters_work(crafted):
     assert len(filters) >= 10
     some = [flt for flt in filters if ws.selected(crafted[0], flt)]
     assert len(some) == len(filters) - 3, some
+
+
+# --- the manager's and daemons' messages (0x90..0x96) ---------------------
+
+def test_job_messages_are_ctl_tsps(tmp_path):
+    """Every sample of tsp.JOB_SAMPLES, each end's on one connection (a
+    manager's and a daemon's messages alternating, some joined in one
+    segment, one cut across two): field by field what ctl/tsp's decoder
+    reads, a progress row's fields once a row, none flagged; the Info
+    column says what each is."""
+    data = {"sender": [], "receiver": []}
+    for frm, m in tsp.JOB_SAMPLES:
+        data[frm] += tsp.encode([m], frm)
+    plan = {"sender": segments(data["sender"], merge={1}, split={3: 100}),
+            "receiver": segments(data["receiver"], merge={4})}
+    conn = ws.TcpConnection(SENDER[0], RECEIVER[0], SENDER[1], RECEIVER[1])
+    send_all(conn, plan)
+    conn.close()
+    path = tmp_path / "jobs.pcap"
+    ws.write_frames(path, conn.frames)
+    got = by_direction(ws.tsp_dissect(path))
+    for frm in ("sender", "receiver"):
+        decoded, err = tsp.decode(b"".join(data[frm]), frm)
+        assert err is None
+        ws.tsp_check(got[(0, frm)], decoded, frm)
+    info = ws.tshark(path, "-T", "fields", "-e", "_ws.col.Info")
+    assert "TSP_JOB_OFFER run 77 host alpha of two-hosts.idf" in info
+    assert "TSP_JOB_DATA the IDF bytes 0..20" in info
+    assert "TSP_JOB_DATA the summary bytes 16384..16408" in info
+    assert "TSP_JOB_READY run 77 ready, 3 TGs" in info
+    assert "TSP_JOB_PROGRESS run 77: 2 TGs" in info
+    assert "TSP_JOB_END run 77 ended, exit status 143: dropped by the " \
+        "manager: the manager got SIGINT" in info
+    assert "TSP_JOB_DROP run 77: another host is not ready" in info
+    assert ws.selected(path, "mtgtsp.job.row.state == 5")
+    assert ws.selected(path, "mtgtsp.job.flags.killed")
+
+
+def test_malformed_jobs(tmp_path):
+    """The job messages, each with one value ctl/tsp refuses: flagged
+    with the expert item of ctl/tsp's kind of error, the next one read."""
+    row = struct.pack(">IB3xQQQ", 1, 1, 2, 3, 4)
+    cases = [
+        ("sender", tspd.frame(0x90, struct.pack(">IIH", 0, 1, 1) + b"a" +
+                              b"\x00\x00"), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x90, struct.pack(">IIH", 1, 1, 2) + b"a/" +
+                              b"\x00\x00"), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x91, struct.pack(">BBIH", 2, 0, 0, 1) +
+                              b"x"), "out of range", ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x91, struct.pack(">BBIH", 1, 0, 0, 2) +
+                              b"x"), "truncated", ["mtgtsp.bad_length"]),
+        ("receiver", tspd.frame(0x94, struct.pack(">IQHH", 1, 0, 1, 0) +
+                                row[:4] + b"\x06" + row[5:]),
+         "out of range", ["mtgtsp.bad_value"]),
+        ("receiver", tspd.frame(0x94, struct.pack(">IQHH", 1, 0, 1, 0) +
+                                row[:5] + b"\x01" + row[6:]),
+         "out of range", ["mtgtsp.bad_value"]),
+        ("receiver", tspd.frame(0x95, struct.pack(">IBBHI", 1, 0, 2, 0, 0)
+                                + b"\x00\x00"), "out of range",
+         ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x93, struct.pack(">IQ", 1, 0)),
+         "out of range", ["mtgtsp.bad_value"]),
+        ("sender", tspd.frame(0x96, struct.pack(">I", 1) + b"\x00\x00"),
+         None, []),
+    ]
+    flagged_as_ctl_tsp(tmp_path, cases)

@@ -139,3 +139,35 @@ SAMPLES = [
     ("receiver", {"type": 0x87, "code": 9, "about": 0x8B,
                   "text": "run 8 here, not 7"}),
 ]
+
+# (from, message): the manager's and daemons' messages (mtgctl manage and
+# mtgctl daemon; types 0x90..0x96), the manager being the "sender"
+JOB_SAMPLES = [
+    ("sender", {"type": 0x90, "run_id": 77, "idf_len": 4096,
+                "host": "alpha", "file": "two-hosts.idf"}),
+    ("sender", {"type": 0x90, "run_id": 0xFFFFFFFF, "idf_len": 16 << 20,
+                "host": "h" * 64, "file": "caf\u00e9.idf"}),
+    ("sender", {"type": 0x91, "kind": 1, "piece_offset": 0,
+                "data": b"host alpha 10.0.0.1\n".hex()}),
+    ("sender", {"type": 0x91, "kind": 1, "piece_offset": 2**32 - 1,
+                "data": (b"\xff" * 16384).hex()}),
+    ("receiver", {"type": 0x91, "kind": 2, "piece_offset": 16384,
+                  "data": b'{"format":"mtg-summary"}'.hex()}),
+    ("receiver", {"type": 0x92, "run_id": 77, "tgs": 3}),
+    ("sender", {"type": 0x93, "run_id": 77,
+                "start_ns": 1_790_000_000_000_000_000}),
+    ("receiver", {"type": 0x94, "run_id": 77, "elapsed_ns": 2 * 10**9,
+                  "rows": []}),
+    ("receiver", {"type": 0x94, "run_id": 77, "elapsed_ns": 3 * 10**9,
+                  "rows": [{"tgid": 1, "state": 1, "sent": 300,
+                            "bytes": 60000, "late_p99_ns": 120_000},
+                           {"tgid": 2**32 - 1, "state": 5, "sent": 0,
+                            "bytes": 0, "late_p99_ns": 2**63 - 1}]}),
+    ("receiver", {"type": 0x95, "run_id": 77, "status": 0, "flags": 0,
+                  "summary_len": 16408, "why": ""}),
+    ("receiver", {"type": 0x95, "run_id": 77, "status": 143, "flags": 1,
+                  "summary_len": 0,
+                  "why": "dropped by the manager: the manager got SIGINT"}),
+    ("sender", {"type": 0x96, "run_id": 77,
+                "why": "another host is not ready"}),
+]

@@ -40,11 +40,13 @@ class Daemon:
     once it says READY; stop() returns (rc, log)."""
 
     COMMAND, READY = None, None
+    OUT = True          # it takes --out OUT (else OUT only holds its log)
 
     def __init__(self, key, out, *args, valgrind=False, netns=None):
         self.port = free_port()
         cmd = [str(MTGCTL), self.COMMAND, "--key", str(key), "--port",
-               str(self.port), "--out", str(out), *map(str, args)]
+               str(self.port), *(["--out", str(out)] if self.OUT else []),
+               *map(str, args)]
         if valgrind:
             cmd = ["valgrind", "-q", "--leak-check=full",
                    "--show-leak-kinds=definite,indirect",
@@ -81,6 +83,30 @@ class Logd(Daemon):
     """mtgctl logd ARGS on a free port (TCP, and UDP with --udp)."""
 
     COMMAND, READY = "logd", "logging on TCP"
+
+
+class SendDaemon(Daemon):
+    """mtgctl daemon ARGS on a free port (a sending host's, for manage);
+    its log in OUT."""
+
+    COMMAND, READY, OUT = "daemon", "waiting for a manager", False
+
+
+def abandon(port, n, held):
+    """n connections to port opened and abandoned, held at once in groups
+    of held; every third sends a piece of a hello first."""
+    group = []
+    for i in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        if i % 3 == 0:
+            s.send(frame(0x80, HELLO_S)[:3])
+        group.append(s)
+        if len(group) == held:
+            for s in group:
+                s.close()
+            group = []
+    for s in group:
+        s.close()
 
 
 def frame(mtype, body):

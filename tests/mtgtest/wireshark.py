@@ -308,6 +308,10 @@ def tsp_dissect(pcap, *args):
                 name = f.get("name")
                 if name in TSP_EXPERTS:
                     experts.append(name)
+                elif name.startswith("mtgtsp.job.row"):
+                    # a TSP_JOB_PROGRESS's rows: each field once a row
+                    fields.setdefault(name, []).append(
+                        (f.get("show"), f.get("value", "")))
                 elif name.startswith("mtgtsp."):
                     assert name not in fields, (num, name)
                     fields[name] = (f.get("show"), f.get("value", ""))
@@ -327,6 +331,38 @@ TSP_SKIP = ("type", "name", "offset", "len", "passive", "code_name",
 # the log server's messages (0x8b..0x8f): mtgtsp.log.KEY, but these
 TSP_LOG_NAMES = {"run_id": "mtgtsp.log.run", "records": "mtgtsp.log.records",
                  "host": "mtgtsp.log.name"}
+# the manager's and daemons' (0x90..0x96): mtgtsp.job.KEY, but these
+TSP_JOB_NAMES = {"run_id": "mtgtsp.run", "start_ns": "mtgtsp.start_ns",
+                 "piece_offset": "mtgtsp.job.offset"}
+
+
+def job_expected(out, t, key, v, name):
+    """A job message's field (0x90..0x96) into out, as tsp_expected."""
+    if key == "data":
+        out[name] = ("hex", v)
+        out["mtgtsp.job.len"] = ("int", len(v) // 2)
+    elif key in ("file", "why"):
+        out[name] = ("text", v)
+        out["mtgtsp.text_len"] = ("int", len(v.encode()))
+    elif key == "host":
+        out[name] = ("show", v)
+        out["mtgtsp.job.host_len"] = ("int", len(v))
+    elif key == "rows":
+        out["mtgtsp.job.count"] = ("int", len(v))
+        if v:
+            out["mtgtsp.job.row"] = ("rows", len(v))
+            out["mtgtsp.job.row.reserved"] = ("ints", [0] * len(v))
+        for k in ("tgid", "state", "sent", "bytes", "late_p99_ns"):
+            if v:
+                out["mtgtsp.job.row." + k.replace("_p99_ns", "")] = \
+                    ("ints", [r[k] for r in v])
+    elif key == "flags":
+        out[name] = ("int", v)
+        out["mtgtsp.job.flags.killed"] = ("int", v & 1)
+    else:
+        out[name] = ("int", v)
+    if t in (0x91, 0x94, 0x95):
+        out["mtgtsp.reserved"] = ("int", 0)
 
 
 def tsp_expected(m, frm):
@@ -344,7 +380,11 @@ def tsp_expected(m, frm):
         name = TSP_NAMES.get(key, "mtgtsp." + key)
         if 0x8B <= t <= 0x8F:
             name = TSP_LOG_NAMES.get(key, "mtgtsp.log." + key)
-        if t == 0x8D and key == "records":
+        if 0x90 <= t <= 0x96:
+            name = TSP_JOB_NAMES.get(key, "mtgtsp.job." + key)
+        if 0x90 <= t <= 0x96:
+            job_expected(out, t, key, v, name)
+        elif t == 0x8D and key == "records":
             out["mtgtsp.log.recs"] = ("hex", v)
         elif key == "host":
             out[name] = ("show", v)
@@ -387,8 +427,13 @@ def tsp_expected(m, frm):
     return out
 
 
-def tsp_value(kind, show, value):
-    """A field's PDML (show, value) read as tsp_expected's kind says."""
+def tsp_value(kind, show, value=None):
+    """A field's PDML (show, value) read as tsp_expected's kind says (a
+    row's fields: a list of them, "ints" and "rows")."""
+    if kind == "ints":
+        return [int(s, 0) for s, _ in show]
+    if kind == "rows":
+        return len(show)
     if kind == "int":
         return int(show == "True") if show in ("True", "False") \
             else int(show, 0)
@@ -415,7 +460,9 @@ def tsp_check(msgs, decoded, frm):
         assert set(got.fields) == set(exp), (want["name"],
                                             set(got.fields) ^ set(exp))
         for name, (kind, v) in exp.items():
-            assert tsp_value(kind, *got.fields[name]) == v, \
+            f = got.fields[name]
+            assert (tsp_value(kind, f) if kind in ("ints", "rows") else
+                    tsp_value(kind, *f)) == v, \
                 (got.frame, want["name"], name, got.fields[name], v)
         assert got.size == want["len"], (want["name"], got.size)
         flagged = set(got.experts) - {"mtgtsp.ditg", "mtgtsp.refused",

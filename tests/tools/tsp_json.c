@@ -70,8 +70,9 @@ static void flow_out(struct jw *j, const struct tsp_msg *m)
 	addr_out(j, "addr", f->addr, f->l3 == TSP_L3_IPV4);
 }
 
-/* a log's records: any number of bytes as hex */
-static void recs_out(struct jw *j, const uint8_t *p, size_t n)
+/* a log's records, a job's piece: any number of bytes as hex */
+static void recs_out(struct jw *j, const char *key, const uint8_t *p,
+		     size_t n)
 {
 	char *s = malloc(2 * n + 1);
 	size_t i;
@@ -81,7 +82,7 @@ static void recs_out(struct jw *j, const uint8_t *p, size_t n)
 	for (i = 0; i < n; i++)
 		sprintf(s + 2 * i, "%02x", p[i]);
 	s[2 * n] = '\0';
-	jw_kstr(j, "records", s);
+	jw_kstr(j, key, s);
 	free(s);
 }
 
@@ -104,7 +105,7 @@ static void log_out(struct jw *j, const struct tsp_msg *m)
 		jw_ku64(j, "seq", m->u.batch.seq);
 		jw_ku64(j, "first", m->u.batch.first);
 		jw_ku64(j, "count", m->u.batch.count);
-		recs_out(j, m->u.batch.recs,
+		recs_out(j, "records", m->u.batch.recs,
 			 (size_t)m->u.batch.count * TSP_LOG_REC);
 		break;
 	case TSP_LOG_CLOSE:
@@ -120,6 +121,62 @@ static void log_out(struct jw *j, const struct tsp_msg *m)
 		jw_ku64(j, "batches_lost", m->u.ldone.batches_lost);
 		jw_ku64(j, "late", m->u.ldone.late);
 		jw_kstr(j, "file", m->u.ldone.file.s);
+		break;
+	}
+}
+
+/* the manager's and daemons' messages */
+static void job_out(struct jw *j, const struct tsp_msg *m)
+{
+	const struct tsp_job_progress *p = &m->u.prog;
+	uint16_t i;
+
+	switch (m->type) {
+	case TSP_JOB_OFFER:
+		jw_ku64(j, "run_id", m->u.offer.run_id);
+		jw_ku64(j, "idf_len", m->u.offer.idf_len);
+		jw_kstr(j, "host", m->u.offer.host);
+		jw_kstr(j, "file", m->u.offer.file.s);
+		break;
+	case TSP_JOB_DATA:
+		jw_ku64(j, "kind", m->u.jdata.kind);
+		jw_ku64(j, "piece_offset", m->u.jdata.offset);
+		recs_out(j, "data", m->u.jdata.bytes, m->u.jdata.len);
+		break;
+	case TSP_JOB_READY:
+		jw_ku64(j, "run_id", m->u.ready.run_id);
+		jw_ku64(j, "tgs", m->u.ready.tgs);
+		break;
+	case TSP_JOB_START:
+		jw_ku64(j, "run_id", m->u.jstart.run_id);
+		jw_ku64(j, "start_ns", m->u.jstart.start_ns);
+		break;
+	case TSP_JOB_PROGRESS:
+		jw_ku64(j, "run_id", p->run_id);
+		jw_ku64(j, "elapsed_ns", p->elapsed_ns);
+		jw_key(j, "rows");
+		jw_arr_begin(j);
+		for (i = 0; i < p->count; i++) {
+			jw_obj_begin(j);
+			jw_ku64(j, "tgid", p->rows[i].tgid);
+			jw_ku64(j, "state", p->rows[i].state);
+			jw_ku64(j, "sent", p->rows[i].sent);
+			jw_ku64(j, "bytes", p->rows[i].bytes);
+			jw_ku64(j, "late_p99_ns", p->rows[i].late_p99_ns);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
+		break;
+	case TSP_JOB_END:
+		jw_ku64(j, "run_id", m->u.jend.run_id);
+		jw_ku64(j, "status", m->u.jend.status);
+		jw_ku64(j, "flags", m->u.jend.flags);
+		jw_ku64(j, "summary_len", m->u.jend.summary_len);
+		jw_kstr(j, "why", m->u.jend.why.s);
+		break;
+	case TSP_JOB_DROP:
+		jw_ku64(j, "run_id", m->u.drop.run_id);
+		jw_kstr(j, "why", m->u.drop.why.s);
 		break;
 	}
 }
@@ -197,7 +254,10 @@ static void mtg_out(struct jw *j, const struct tsp_msg *m)
 		jw_kstr(j, "text", m->u.error.text.s);
 		break;
 	default:
-		log_out(j, m);
+		if (m->type >= TSP_JOB_OFFER)
+			job_out(j, m);
+		else
+			log_out(j, m);
 	}
 }
 
@@ -548,6 +608,106 @@ static int log_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 	return 0;
 }
 
+/* hex into a malloc'd buffer: its length, or -1 */
+static long hex_in(json_t *o, const char *key, uint8_t **out, char *err,
+		   size_t len)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	unsigned int x;
+	size_t i, n;
+
+	if (!s || strlen(s) % 2) {
+		snprintf(err, len, "field %s: not hex", key);
+		return -1;
+	}
+	n = strlen(s) / 2;
+	*out = malloc(n ? n : 1);
+	if (!*out)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (sscanf(s + 2 * i, "%2x", &x) != 1) {
+			snprintf(err, len, "field %s: not hex", key);
+			return -1;
+		}
+		(*out)[i] = (uint8_t)x;
+	}
+	return (long)n;
+}
+
+static int progress_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_job_progress *p = &m->u.prog;
+	json_t *rows = json_object_get(o, "rows"), *r;
+	size_t i;
+
+	if (GET(o, "run_id", p->run_id) || GET(o, "elapsed_ns", p->elapsed_ns))
+		return -1;
+	if (!json_is_array(rows)) {
+		snprintf(err, len, "field rows: not an array");
+		return -1;
+	}
+	p->count = (uint16_t)json_array_size(rows);
+	p->rows = calloc(p->count ? p->count : 1, sizeof(*p->rows));
+	if (!p->rows)
+		return -1;
+	json_array_foreach(rows, i, r)
+		if (GET(r, "tgid", p->rows[i].tgid) ||
+		    GET(r, "state", p->rows[i].state) ||
+		    GET(r, "sent", p->rows[i].sent) ||
+		    GET(r, "bytes", p->rows[i].bytes) ||
+		    GET(r, "late_p99_ns", p->rows[i].late_p99_ns))
+			return -1;
+	return 0;
+}
+
+static int job_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
+{
+	struct tsp_job_offer *of = &m->u.offer;
+	const char *host;
+	long n;
+
+	switch (m->type) {
+	case TSP_JOB_OFFER:
+		host = json_string_value(json_object_get(o, "host"));
+		if (GET(o, "run_id", of->run_id) ||
+		    GET(o, "idf_len", of->idf_len) ||
+		    get_text(o, "file", &of->file, err, len))
+			return -1;
+		if (!host || strlen(host) > TSP_LOG_NAME_MAX) {
+			snprintf(err, len, "field host: not a string of up to %d bytes",
+				 TSP_LOG_NAME_MAX);
+			return -1;
+		}
+		of->host_len = (uint16_t)strlen(host);
+		memcpy(of->host, host, of->host_len + 1);
+		return 0;
+	case TSP_JOB_DATA:
+		if (GET(o, "kind", m->u.jdata.kind) ||
+		    GET(o, "piece_offset", m->u.jdata.offset))
+			return -1;
+		n = hex_in(o, "data", &m->u.jdata.bytes, err, len);
+		m->u.jdata.len = (uint16_t)(n > 0xffff ? 0xffff : n);
+		return n < 0 ? -1 : 0;
+	case TSP_JOB_READY:
+		return GET(o, "run_id", m->u.ready.run_id) ||
+			GET(o, "tgs", m->u.ready.tgs) ? -1 : 0;
+	case TSP_JOB_START:
+		return GET(o, "run_id", m->u.jstart.run_id) ||
+			GET(o, "start_ns", m->u.jstart.start_ns) ? -1 : 0;
+	case TSP_JOB_PROGRESS:
+		return progress_in(o, m, err, len);
+	case TSP_JOB_END:
+		return GET(o, "run_id", m->u.jend.run_id) ||
+			GET(o, "status", m->u.jend.status) ||
+			GET(o, "flags", m->u.jend.flags) ||
+			GET(o, "summary_len", m->u.jend.summary_len) ||
+			get_text(o, "why", &m->u.jend.why, err, len) ? -1 : 0;
+	default:
+		return GET(o, "run_id", m->u.drop.run_id) ||
+			get_text(o, "why", &m->u.drop.why, err, len) ? -1 : 0;
+	}
+}
+
 static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 {
 	switch (m->type) {
@@ -594,6 +754,8 @@ static int mtg_in(json_t *o, struct tsp_msg *m, char *err, size_t len)
 			get_text(o, "text", &m->u.error.text, err, len) ?
 			-1 : 0;
 	}
+	if (m->type >= TSP_JOB_OFFER)
+		return job_in(o, m, err, len);
 	return log_in(o, m, err, len);
 }
 
