@@ -190,7 +190,7 @@ test-debug: deps tools
 	@tree=$$(scripts/vm/debug-kernel) && \
 	$(MAKE) -C kmod module KDIR=$$tree && \
 	$(MAKE) -C $$tree M=$(ROOT)/bench/floor modules && \
-	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=5400 MTG_VM_NETWORK=loop \
+	MTG_VM_TREE=$$tree MTG_VM_TIMEOUT=10800 MTG_VM_NETWORK=loop \
 		scripts/vm/run $(PYTEST) -m "not deb and not full" tests/vm
 
 # Directly on a host that can load modules and has its kernel's headers;
