@@ -121,8 +121,9 @@ static json_t *rows_json(const struct mgr *m, const char *type, uint64_t t0)
 	for (i = 0; i < m->nhosts; i++) {
 		const struct mhost *h = &m->hosts[i];
 
-		json_array_append_new(hosts, json_pack("{s:s, s:s, s:s}",
-			"name", h->h->name, "daemon", h->addr, "state",
+		json_array_append_new(hosts, json_pack("{s:s, s:I, s:s, s:s}",
+			"name", h->h->name, "run_id", (json_int_t)h->run_id,
+			"daemon", h->addr, "state",
 			h->state == MH_FAILED && h->was_running ? "lost" :
 			mhost_state_name(h->state)));
 		for (k = 0; k < h->nrows; k++) {
@@ -171,7 +172,8 @@ static json_t *merged(const struct mgr *m, const char *file, uint64_t t0,
 		json_t *s = h->summary ? json_loads(h->summary, 0, NULL) : NULL;
 		json_t *ho, *t;
 
-		ho = json_pack("{s:s, s:s, s:s}", "name", h->h->name, "daemon",
+		ho = json_pack("{s:s, s:I, s:s, s:s}", "name", h->h->name,
+			       "run_id", (json_int_t)h->run_id, "daemon",
 			       h->addr, "state",
 			       h->state == MH_FAILED && h->was_running ? "lost" :
 			       mhost_state_name(h->state));

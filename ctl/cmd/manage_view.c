@@ -45,7 +45,7 @@ int mview_open(struct mview *v, const struct mgr *m, const struct idf_file *f,
 				if (f->tgs[t].id == h->rows[k].tgid)
 					tg = &f->tgs[t];
 			r->id = h->rows[k].tgid;
-			r->run_id = m->run_id;
+			r->run_id = h->run_id;
 			r->has_tx = true;
 			r->rate_factor = 1.0;
 			snprintf(r->model, sizeof(r->model), "%.12s:%s",

@@ -64,6 +64,9 @@ int mgr_init(struct mgr *m, const struct idf_file *f, uint32_t run_id,
 			if (!strcmp(f->tgs[k].host, f->hosts[i].name))
 				h->rows[h->nrows++].tgid = f->tgs[k].id;
 		h->h = &f->hosts[i];
+		h->run_id = run_id + (uint32_t)m->nhosts;
+		if (h->run_id < run_id)		/* wrapped: 0 is no run */
+			h->run_id++;
 		if (!a.port)
 			a.port = IDF_HOST_PORT;
 		idf_endpoint_str(&a, a.port, h->addr, sizeof(h->addr));
@@ -101,7 +104,7 @@ static void offer(struct mgr *m, struct mhost *h, const struct idf_file *f,
 		fail(h, "%s", why);
 		return;
 	}
-	o.u.offer.run_id = m->run_id;
+	o.u.offer.run_id = h->run_id;
 	o.u.offer.idf_len = (uint32_t)f->text_len;
 	o.u.offer.host_len = (uint16_t)strlen(h->h->name);
 	memcpy(o.u.offer.host, h->h->name, o.u.offer.host_len + 1);
@@ -172,21 +175,20 @@ static void take_summary(struct mhost *h, const struct tsp_job_data *d)
 }
 
 /* One message of a host's daemon. */
-static void on_message(struct mgr *m, struct mhost *h,
-		       const struct tsp_msg *msg)
+static void on_message(struct mhost *h, const struct tsp_msg *msg)
 {
 	if (h->state == MH_OFFERED && msg->type == TSP_JOB_READY &&
-	    msg->u.ready.run_id == m->run_id) {
+	    msg->u.ready.run_id == h->run_id) {
 		h->state = MH_READY;
 		h->tgs = msg->u.ready.tgs;
 	} else if (h->state == MH_RUNNING && msg->type == TSP_JOB_PROGRESS &&
-		   msg->u.prog.run_id == m->run_id) {
+		   msg->u.prog.run_id == h->run_id) {
 		take_progress(h, &msg->u.prog);
 	} else if (h->state == MH_RUNNING && msg->type == TSP_JOB_DATA) {
 		take_summary(h, &msg->u.jdata);
 	} else if ((h->state == MH_RUNNING || h->state == MH_READY ||
 		    h->state == MH_OFFERED) && msg->type == TSP_JOB_END &&
-		   msg->u.jend.run_id == m->run_id) {
+		   msg->u.jend.run_id == h->run_id) {
 		h->status = msg->u.jend.status;
 		h->killed = msg->u.jend.flags & TSP_JOB_KILLED;
 		snprintf(h->why, sizeof(h->why), "%s", msg->u.jend.why.s);
@@ -231,7 +233,7 @@ static void poll_hosts(struct mgr *m, int ms)
 				fail(h, "%s", why);
 				break;
 			}
-			on_message(m, h, &msg);
+			on_message(h, &msg);
 			tsp_msg_free(&msg);
 		}
 	}
@@ -268,11 +270,11 @@ void mgr_drop(struct mgr *m, const char *why)
 	char w[TSP_MAX_TEXT + 160];
 	size_t i;
 
-	d.u.drop.run_id = m->run_id;
 	tsp_text_set(&d.u.drop.why, why);
 	for (i = 0; i < m->nhosts; i++) {
 		struct mhost *h = &m->hosts[i];
 
+		d.u.drop.run_id = h->run_id;
 		if (h->c.fd < 0 || h->state == MH_FAILED ||
 		    h->state == MH_ENDED)
 			continue;
@@ -289,11 +291,11 @@ int mgr_start(struct mgr *m, uint64_t t0)
 	int ret = 0;
 	size_t i;
 
-	s.u.jstart.run_id = m->run_id;
 	s.u.jstart.start_ns = t0;
 	for (i = 0; i < m->nhosts; i++) {
 		struct mhost *h = &m->hosts[i];
 
+		s.u.jstart.run_id = h->run_id;
 		if (tsp_conn_send(&h->c, &s, MGR_SEND_MS, why, sizeof(why))) {
 			fail(h, "%s", why);
 			ret = -1;

@@ -37,6 +37,13 @@ struct mhost_tg {
 
 struct mhost {
 	const struct idf_host *h;
+	/*
+	 * Its part's run id: the manager's plus its index (0 skipped). A
+	 * receiver's module gives a run's packets to one session, so two
+	 * hosts sending one run to one receiver would have one of them see
+	 * nothing of its flows.
+	 */
+	uint32_t run_id;
 	char addr[TSP_PEER_NAME];	/* its daemon's ADDR:PORT */
 	struct tsp_conn c;
 	enum mhost_state state;
@@ -55,7 +62,7 @@ struct mhost {
 
 struct mgr {
 	struct tsp_key key;
-	uint32_t run_id;
+	uint32_t run_id;	/* the first host's; the others' follow it */
 	struct mhost *hosts;	/* the hosts some TG names, in the file's order */
 	size_t nhosts;
 };

@@ -320,7 +320,9 @@ def test_manage_starts_every_host_at_one_t0_and_merges(tmp_path, key):
     starts = {struct.unpack(">IQ", body)[1] for d in (a, b)
               for t, body in d.got if t == 0x93}
     assert len(starts) == 1          # one T0 for every host
-    assert a.run_id == b.run_id
+    # a run id each (the manager's, then the next): one receiver's module
+    # gives a run's packets to one session
+    assert b.run_id == a.run_id + 1
     out = res.stdout
     assert f"run_id {a.run_id}: 3 TGs on 2 hosts from {path}" in out
     assert "host alpha tg 3: done, sent 300, 60000 bytes, lateness p99 5 us" in out
@@ -329,6 +331,8 @@ def test_manage_starts_every_host_at_one_t0_and_merges(tmp_path, key):
     merged = json.loads((tmp_path / "all.json").read_text())
     assert merged["format"] == "mtgctl-manage"
     assert merged["run_id"] == a.run_id
+    assert [(h["name"], h["run_id"]) for h in merged["hosts"]] == \
+        [("alpha", a.run_id), ("beta", b.run_id)]
     assert [(t["host"], t["id"], t["sent"]) for t in merged["tgs"]] == \
         [("alpha", 1, 100), ("alpha", 3, 300), ("beta", 2, 200)]
     assert [(h["name"], h["state"], h["exit_status"])
@@ -367,8 +371,8 @@ def test_manage_nothing_starts_unless_every_host_is_ready(tmp_path, key):
     assert res.returncode == 1, res.stdout + res.stderr
     assert b.types()[-1] == 0x96 and 0x93 not in b.types()
     err = res.stderr
-    assert f"{path}: run {b.run_id}: nothing started: a host is not ready" \
-        in err
+    assert f"{path}: run {b.run_id - 1}: nothing started: a host is not " \
+        "ready" in err
     assert f"host alpha (127.0.0.1:{real.port}): refused: cannot open " \
         f"{NO_DEVICE}" in err
     assert f"host beta (127.0.0.1:{b.port}): was ready (1 TG): dropped, " \

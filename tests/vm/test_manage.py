@@ -108,24 +108,31 @@ def test_three_hosts_from_one_file(hosts, tmp_path):
     run_id = s["run_id"]
     assert [(h["name"], h["state"], h["exit_status"]) for h in s["hosts"]] \
         == [("alpha", "ended", 0), ("beta", "ended", 0)]
-    # every host's run had the manager's run id and its T0
+    # every host's run had its own run id, the manager's and the next
+    # (the receiver's module gives a run's packets to one session), and
+    # the manager's T0
+    runs = {"alpha": run_id, "beta": run_id + 1}
     for h in s["hosts"]:
-        assert h["summary"]["run_id"] == run_id
+        assert h["summary"]["run_id"] == h["run_id"] == runs[h["name"]]
         assert h["summary"]["start_ns"] == s["start_ns"]
     assert sorted((t["id"], t["host"]) for t in s["tgs"]) == \
         [(1, "alpha"), (2, "beta"), (3, "alpha")]
+    host_run = {1: run_id, 2: run_id + 1, 3: run_id}
     wire_seqs = {1: set(), 2: set(), 3: set()}
     for f in cap.frames:
         view = wire.rx_view(f.data)
-        if view and not view.ctrl and view.hdr.run_id == run_id:
+        if view and not view.ctrl and view.hdr.tg_id in host_run and \
+                view.hdr.run_id == host_run[view.hdr.tg_id]:
             wire_seqs[view.hdr.tg_id].add(view.hdr.seq)
     recorded = {}
-    for path in out.glob(f"run-{run_id}-*.mtgrec"):
-        rec = Recording(path)
-        assert rec.complete
-        for t in set(rec.records["tg_id"].tolist()):
-            recorded[int(t)] = len(set(
-                rec.records["seq"][rec.records["tg_id"] == t]))
+    for part in (run_id, run_id + 1):
+        for path in out.glob(f"run-{part}-*.mtgrec"):
+            rec = Recording(path)
+            assert rec.complete
+            for t in set(rec.records["tg_id"].tolist()):
+                assert host_run[int(t)] == part
+                recorded[int(t)] = len(set(
+                    rec.records["seq"][rec.records["tg_id"] == t]))
     for tg in s["tgs"]:
         assert tg["sent"] == COUNT, tg
         assert tg["remote"]["received"] == recorded[tg["id"]] == \
