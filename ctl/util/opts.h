@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum opt_type {
 	OPT_BOOL,		/* a flag */
@@ -45,5 +46,22 @@ struct command {
 	int min_args, max_args;		/* how many; max -1: any */
 	int (*run)(int nargs, char **args, const void *opts);
 };
+
+/* The command's usage, doc and a line per option. */
+void opts_command_help(FILE *out, const struct command *c);
+/*
+ * Parse argv (argv[0] is the command) into opts, from the command's
+ * defaults; the positional arguments are what is left from *first on.
+ * 0, or -1 (said why). --help prints the help and exits.
+ */
+int opts_parse(const struct command *c, int argc, char **argv, void *opts,
+	       int *first);
+/*
+ * A command that takes another tool's options (itgsend: ITGSend's, all
+ * single-dash): mtgctl's own --long ones are parsed as opts_parse() does,
+ * the rest go to the command as they are, in their order. Its exit status.
+ */
+int opts_run_foreign(const struct command *c, int argc, char **argv,
+		     void *opts);
 
 #endif /* MTGCTL_OPTS_H */
