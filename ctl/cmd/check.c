@@ -207,6 +207,10 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 				 IDF_TSP_PORT, a, sizeof(a));
 		printf("  rcvr %s (agreed over TSP)\n", a);
 	}
+	if (tg->meter == IDF_METER_RTT)
+		printf("  meter rtt: reflected back, stamped in slot %u, recorded on %s%s%s\n",
+		       tg->rtt_slot, tg->dev, tg->netns[0] ? "@" : "",
+		       tg->netns);
 	if (tg->host[0])
 		print_host(f, tg);
 	if (tg->keep)

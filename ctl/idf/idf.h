@@ -41,6 +41,7 @@
 #define IDF_CTRL_MAX		1024	/* bytes of a control message */
 #define IDF_TSP_PORT		9000	/* rcvr's default: TSP's, ITGRecv's */
 #define IDF_PROBE_SLOTS		4	/* mtg_hdr.tp_ns[]: a probe's slot */
+#define IDF_RTT_SLOT		3	/* meter rtt's default reflector slot */
 #define IDF_HOST_PORT		9998	/* host's default: ITGSend's daemon mode */
 #define IDF_HOST_NAME_MAX	64	/* [A-Za-z0-9._-], not '.' first */
 
@@ -91,7 +92,8 @@
 	K(rcvr,		"ADDR[:PORT]")				\
 	K(key,		"FILE")					\
 	K(probe,	"DEV[@NETNS] slot K [ingress|egress]")	\
-	K(host,		"NAME ADDR[:PORT] (globals) | NAME (a TG)")
+	K(host,		"NAME ADDR[:PORT] (globals) | NAME (a TG)")	\
+	K(meter,	"owd | rtt [slot K]")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -166,6 +168,8 @@ enum idf_patt { IDF_PATT_FIXED, IDF_PATT_RANDOM, IDF_PATT_INCR };
 enum idf_path { IDF_PATH_DRIVER, IDF_PATH_QDISC };
 enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
 enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
+/* What the TG measures: one way, or round trips through a reflector. */
+enum idf_meter { IDF_METER_OWD, IDF_METER_RTT };
 /* What receivers keep of a TG's packets besides the header (`keep`). */
 #define IDF_KEEP_PAYLOAD	(1U << 0)
 #define IDF_KEEP_BITS		(1U << 1)
@@ -261,6 +265,9 @@ struct idf_tg {
 				 * has IDF_KW_rcvr, port 0: TSP's default */
 	char host[IDF_HOST_NAME_MAX + 1];	/* `host NAME`: where the TG
 						 * runs (mtgctl manage); "" */
+	enum idf_meter meter;
+	unsigned int rtt_slot;	/* meter rtt: mtg_hdr.tp_ns[] the reflector
+				 * stamps */
 };
 
 /* A host whose `mtgctl daemon` runs TGs (`host NAME ADDR[:PORT]`). */
@@ -442,6 +449,7 @@ uint64_t idf_rpol_request(const struct idf_tg *tg);
 const char *idf_path_name(enum idf_path p);
 const char *idf_mode_name(enum idf_mode m);
 const char *idf_late_name(enum idf_late l);
+const char *idf_meter_name(enum idf_meter m);
 
 /* The model's parameters: how many, the name of the i-th (upper case). */
 unsigned int idf_dist_nparams(enum idf_dist d);

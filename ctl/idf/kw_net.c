@@ -290,6 +290,38 @@ int parse_rcvr(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
+/*
+ * meter owd | rtt [slot K]: one-way delays measured where the flow
+ * arrives, or round trips: a reflector sends each frame back stamped in
+ * slot K, and the run records it on the TG's own interface.
+ */
+int parse_meter(struct parser *p, struct idf_tg *tg)
+{
+	const char *what = "a slot, 0 to 3";
+	struct tok *t;
+	uint64_t slot;
+	int v;
+
+	if (parse_choice(p, "owd", "rtt", &v))
+		return -1;
+	tg->meter = v ? IDF_METER_RTT : IDF_METER_OWD;
+	tg->rtt_slot = IDF_RTT_SLOT;
+	if (p->pos >= p->ntok || is_keyword(p->toks[p->pos].s))
+		return 0;
+	t = &p->toks[p->pos++];
+	if (strcmp(t->s, "slot"))
+		return expected(p, t, "'slot K'",
+				"the test-point slot the reflector stamps; 3 when not given");
+	if (!v)
+		return expected(p, t, "nothing after 'owd'",
+				"a slot is the reflector's, for 'meter rtt'");
+	t = need(p, what);
+	if (!t || arg_uint(p, t, 0, IDF_PROBE_SLOTS - 1, what, &slot))
+		return -1;
+	tg->rtt_slot = (unsigned int)slot;
+	return 0;
+}
+
 int parse_key(struct parser *p, struct idf_tg *tg)
 {
 	(void)tg;

@@ -194,6 +194,11 @@ const char *idf_late_name(enum idf_late l)
 	return l == IDF_LATE_SKIP ? "skip" : "catchup";
 }
 
+const char *idf_meter_name(enum idf_meter m)
+{
+	return m == IDF_METER_RTT ? "rtt" : "owd";
+}
+
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
 {
 	if (!a->family || !inet_ntop(a->family, a->addr, buf, size))

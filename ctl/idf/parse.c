@@ -36,6 +36,7 @@ static void defaults(struct idf_tg *tg)
 {
 	memset(tg, 0, sizeof(*tg));
 	tg->ttl = 64;
+	tg->rtt_slot = IDF_RTT_SLOT;
 }
 
 /*

@@ -97,6 +97,26 @@ static void check_wire_rate(struct idf_file *f, const struct idf_tg *tg)
 		  wire2 / 2.0, wire_ns, IDF_WIRE_GBPS, tail);
 }
 
+/*
+ * meter rtt: a reflector sends a frame back only while its slot is 0, so
+ * a probe of the run must not write that slot; and a round trip is of one
+ * station's frames.
+ */
+static void check_rtt(struct idf_file *f, const struct idf_tg *tg)
+{
+	const struct idf_loc *at = &tg->loc[IDF_KW_meter];
+	size_t i;
+
+	if (idf_has(tg, IDF_KW_addr) && tg->addr == IDF_ADDR_BROADCAST)
+		error_loc(f, at, "TG %u: 'meter rtt' measures round trips to one station: not with 'addr broadcast'",
+			  tg->id);
+	for (i = 0; i < f->nprobes; i++)
+		if (f->probes[i].slot == tg->rtt_slot)
+			error_loc(f, at, "TG %u: 'meter rtt' has the reflector stamp slot %u, which the probe on %s (line %u) writes: a reflector sends back only frames whose slot is 0 (give 'meter rtt slot K')",
+				  tg->id, tg->rtt_slot, f->probes[i].dev,
+				  f->probes[i].loc.line);
+}
+
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
@@ -130,6 +150,8 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "TG %u: 'rcvr' agrees a flow to one station: not with 'addr %s'",
 			  tg->id, tg->addr == IDF_ADDR_MYSELF ? "myself" :
 			  "broadcast");
+	if (KNOWN(meter) && tg->meter == IDF_METER_RTT)
+		check_rtt(f, tg);
 	if (KNOWN(addr) && tg->addr == IDF_ADDR_MYSELF) {
 		if (!GIVEN(mac))
 			error_loc(f, &tg->loc[IDF_KW_addr],

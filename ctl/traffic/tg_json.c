@@ -227,6 +227,12 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	} else {
 		jw_knull(j, "rcvr");
 	}
+	/* what a receiver does with the flow: measure it, or reflect it */
+	jw_kstr(j, "meter", idf_meter_name(tg->meter));
+	if (tg->meter == IDF_METER_RTT)
+		jw_ku64(j, "rtt_slot", tg->rtt_slot);
+	else
+		jw_knull(j, "rtt_slot");
 	if (tg->host[0])
 		jw_kstr(j, "host", tg->host);	/* mtgctl manage's */
 	jw_kstr(j, "addr", tg->addr == IDF_ADDR_BROADCAST ? "broadcast" :
