@@ -170,11 +170,51 @@ static bool keeps_any(const struct run *r)
 	return false;
 }
 
+/*
+ * Where the run listens: the IDF's `listen` interfaces, and the one of
+ * each `meter rtt` TG, where its frames come back from the reflector.
+ * *out malloc'd; 0, or -ENOMEM.
+ */
+static int listen_where(const struct run *r, struct idf_listen **out,
+			size_t *n)
+{
+	size_t i, k;
+
+	*n = r->f.nlisten;
+	*out = calloc(r->f.nlisten + r->ntgs + 1, sizeof(**out));
+	if (!*out) {
+		pr_err("out of memory\n");
+		return -ENOMEM;
+	}
+	memcpy(*out, r->f.listen, r->f.nlisten * sizeof(**out));
+	for (i = 0; i < r->ntgs; i++) {
+		const struct idf_tg *tg = r->tgs[i].tg;
+		const char *netns = tg->netns[0] ? tg->netns :
+			r->f.globals.netns;
+
+		if (tg->meter != IDF_METER_RTT)
+			continue;
+		for (k = 0; k < *n; k++)
+			if (!strcmp((*out)[k].dev, tg->dev) &&
+			    !strcmp((*out)[k].netns[0] ? (*out)[k].netns :
+				    r->f.globals.netns, netns))
+				break;
+		if (k < *n)
+			continue;
+		snprintf((*out)[k].dev, sizeof((*out)[k].dev), "%s", tg->dev);
+		snprintf((*out)[k].netns, sizeof((*out)[k].netns), "%s", netns);
+		(*out)[k].loc = tg->loc[IDF_KW_meter];
+		(*n)++;
+	}
+	return 0;
+}
+
 /* Everything that needs neither the module nor time: tables, interfaces. */
 static int prepare(struct run *r)
 {
+	struct idf_listen *where = NULL;
+	size_t i, nwhere = 0;
 	char err[256];
-	size_t i;
 	int ret, failed = 0;
 
 	r->tgs = calloc(r->f.ntgs, sizeof(*r->tgs));
@@ -210,8 +250,11 @@ static int prepare(struct run *r)
 		if (ret)
 			failed = ret;
 	}
-	ret = listening_resolve(&r->ls, r->f.listen, r->f.nlisten,
-				r->f.globals.netns, &r->ns);
+	ret = listen_where(r, &where, &nwhere);
+	if (!ret)
+		ret = listening_resolve(&r->ls, where, nwhere,
+					r->f.globals.netns, &r->ns);
+	free(where);
 	if (ret)
 		failed = ret;
 	if (failed)
@@ -489,12 +532,22 @@ static int listen_all(struct run *r)
 	r->ls.rx.events = r->dash_on || r->o->rx.json_stream ? r->ev.stream :
 		r->say;
 	for (i = 0; i < r->ntgs; i++) {
+		bool rtt = r->tgs[i].tg->meter == IDF_METER_RTT;
+
+		/*
+		 * What comes back: every TG's with `listen` (MTG's loop-back);
+		 * else the run listens for its round trips only, and a one-way
+		 * TG is measured where it arrives, not lost here.
+		 */
+		if (!rtt && !r->f.nlisten)
+			continue;
 		r->tgs[i].m = meter_find(&r->ls.rx.meters, r->run_id,
 					 r->tgs[i].tg->id, true, &oom);
 		if (!r->tgs[i].m) {
 			pr_err("out of memory\n");
 			return -ENOMEM;
 		}
+		r->tgs[i].m->round_trip = rtt;
 	}
 	tgs = calloc(r->ntgs, sizeof(*tgs));
 	tts = calloc(r->ntgs, sizeof(*tts));

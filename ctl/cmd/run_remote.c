@@ -104,6 +104,16 @@ void remote_report(const struct run *r, FILE *f)
 			fprintf(f, "no figures: %s\n", rf->why);
 			continue;
 		}
+		if (t->tg->meter == IDF_METER_RTT) {
+			/* the round trips are the run's own (its report) */
+			fprintf(f, "%llu reflected, %llu lost on the way there%s\n",
+				(unsigned long long)res->received,
+				(unsigned long long)(t->st.sent > res->received ?
+						     t->st.sent - res->received : 0),
+				res->flags & TSP_RESULT_INCOMPLETE ?
+				" (incomplete)" : "");
+			continue;
+		}
 		fprintf(f, "%llu received, %llu lost, %llu duplicates, %llu reordered",
 			(unsigned long long)res->received,
 			(unsigned long long)(t->st.sent > res->received ?

@@ -125,8 +125,9 @@ int build_view(struct run *r, uint64_t now, bool final)
 
 		row->id = t->tg->id;
 		row->run_id = r->run_id;
-		snprintf(row->model, sizeof(row->model), "%s",
-			 idf_dist_name(t->tg->dist));
+		snprintf(row->model, sizeof(row->model), "%s%s",
+			 idf_dist_name(t->tg->dist),
+			 t->tg->meter == IDF_METER_RTT ? " rtt" : "");
 		row_dst(t, row->dst, sizeof(row->dst));
 		snprintf(row->state, sizeof(row->state), "%s",
 			 row_state(t, now));

@@ -64,6 +64,8 @@ struct meter {
 	uint64_t first_rx_ns;
 	uint64_t last_rx_ns;
 	uint64_t *seen;		/* METER_WINDOW bits: seq mod window */
+	bool round_trip;	/* a reflector sent the flow back: its delays
+				 * are round trips (meter rtt) */
 };
 
 /* Meters of the flows seen, found by (run id, TG id). */

@@ -45,7 +45,8 @@ void meter_print(FILE *f, const struct meter *m, int64_t sent)
 			(unsigned long long)m->implausible);
 	owd_of_meter(m, &owd);
 	if (owd.valid)
-		fprintf(f, ", owd p50 %llu p99 %llu max %llu ns",
+		fprintf(f, ", %s p50 %llu p99 %llu max %llu ns",
+			m->round_trip ? "rtt" : "owd",
 			(unsigned long long)owd.p50,
 			(unsigned long long)owd.p99,
 			(unsigned long long)owd.max);
@@ -81,7 +82,7 @@ static void rx_json(struct jw *j, const struct meter *m, int64_t sent)
 		"received", "lost", "duplicates", "reordered", "bit_errors",
 		"bits", "records", "csum_bad", "implausible",
 	};
-	struct hist_summary owd = { .valid = false };
+	struct hist_summary owd = { .valid = false }, none = owd;
 	size_t i;
 
 	if (!m) {
@@ -89,6 +90,7 @@ static void rx_json(struct jw *j, const struct meter *m, int64_t sent)
 			jw_knull(j, keys[i]);
 		jw_knull(j, "ber");
 		percentiles_json(j, "owd_ns", &owd, false);
+		percentiles_json(j, "rtt_ns", &owd, false);
 		return;
 	}
 	jw_ku64(j, "received", m->received);
@@ -105,7 +107,9 @@ static void rx_json(struct jw *j, const struct meter *m, int64_t sent)
 	else
 		jw_knull(j, "ber");
 	owd_of_meter(m, &owd);
-	percentiles_json(j, "owd_ns", &owd, false);
+	/* a reflected flow's delays, on one clock, are its round trips */
+	percentiles_json(j, "owd_ns", m->round_trip ? &none : &owd, false);
+	percentiles_json(j, "rtt_ns", m->round_trip ? &owd : &none, false);
 }
 
 /* An estimate of the receiver's clock (tsp/conn.h), or null. */
@@ -144,6 +148,8 @@ static void remote_json(struct jw *j, const struct summary_tg *t,
 		return;
 	}
 	jw_knull(j, "error");
+	/* rtt: what the receiver got is what its reflector sent back */
+	jw_kstr(j, "meter", t->m && t->m->round_trip ? "rtt" : "owd");
 	jw_ku64(j, "received", r->received);
 	/* of what was sent; the receiver alone sees only gaps */
 	jw_ku64(j, "lost", sent > r->received ? sent - r->received : 0);
