@@ -293,6 +293,8 @@ static const struct prog_option recv_options[] = {
 		      .help = LOG_UDP_HELP),
 	DEFINE_OPTION("log-name", OPT_STRING, struct recv_opts, log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
+	DEFINE_OPTION("rtt", OPT_BOOL, struct recv_opts, rtt,
+		      .help = "send back the round-trip flows (meter rtt) that senders ask for, through the XDP reflector of the interface they arrive on"),
 	END_OPTIONS
 };
 
@@ -484,7 +486,7 @@ static const struct command commands[] = {
 	  "XDP reflector (eBPF): send the MTG frames arriving on DEV back where\n        they came from (or only the flows --flows names, which agree and\n        forget change), the reflection time in slot K of their header;\n        detach it, list them with their counters (Documentation/ebpf.rst).",
 	  reflect_options, &reflect_defaults, sizeof(struct reflect_opts),
 	  "ACTION", 1, -1, run_reflect },
-	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME] [--log ADDR[:PORT] [--log-udp] [--log-name NAME]]",
+	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME] [--log ADDR[:PORT] [--log-udp] [--log-name NAME]] [--rtt]",
 	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
 	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
 	  0, 0, run_recv },

@@ -95,6 +95,7 @@ struct recv_opts {
 	const char *log;	/* logd's ADDR[:PORT]: each run logged there */
 	bool log_udp;
 	const char *log_name;
+	bool rtt;		/* reflect the round trips senders ask for */
 };
 
 struct logd_opts {

@@ -42,6 +42,7 @@ struct daemon {
 	const struct recv_opts *o;
 	struct tsp_key key;
 	struct consent consent;
+	struct rtt_set rtt;		/* the reflectors of round trips */
 	struct rrun_cfg cfg;
 	int lfd;
 	struct peer *peers[TSP_PEERS_MAX];
@@ -155,7 +156,10 @@ static struct rflow *find_flow(struct peer *p, uint32_t id,
 	return NULL;
 }
 
-/* The flow is consented to and added: 0, else the refusal's code. */
+/*
+ * The flow is consented to and added: 0 with why the interface (and the
+ * reflector's slot of a round trip), else the refusal's code.
+ */
 static uint16_t admit(struct daemon *d, struct peer *p,
 		      const struct tsp_msg *m, char *why, size_t len)
 {
@@ -163,6 +167,7 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 	struct rrun *run, *dummy, **n;
 	char dev[IF_NAMESIZE], *json;
 	uint16_t code;
+	int slot;
 
 	if (find_flow(p, m->flow_id, &dummy)) {
 		snprintf(why, len, "flow %u is in use on this connection",
@@ -177,15 +182,28 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 	code = consent_check(&d->consent, r, dev, why, len);
 	if (code)
 		return code;
-	if (rrun_tg_check(r, m->flow_id, &json, why, len))
+	if (rrun_tg_check(r, m->flow_id, &json, &slot, why, len))
 		return TSP_REFUSE_TG;
+	code = TSP_REFUSE_TG;
 	run = find_run(p, r->run_id);
 	if (run && run->started) {
 		snprintf(why, len, "run %u has started: no more flows join it",
 			 r->run_id);
-		free(json);
-		return TSP_REFUSE_TG;
+		goto err_free;
 	}
+	if (slot >= 0 && !d->consent.rtt) {
+		snprintf(why, len, "round trips (meter rtt): this receiver sends nothing back (mtgctl recv --rtt)");
+		code = TSP_REFUSE_PROTO;
+		goto err_free;
+	}
+	/* the reflector is ready before the sender hears yes */
+	if (slot >= 0) {
+		code = rtt_reflect(&d->rtt, dev, (unsigned int)slot, r->run_id,
+				   m->flow_id, why, len);
+		if (code)
+			goto err_free;
+	}
+	code = TSP_REFUSE_BIND;
 	if (!run) {
 		n = realloc(p->runs, (p->nruns + 1) * sizeof(*n));
 		if (n)
@@ -194,20 +212,27 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 		if (!run) {
 			if (!n)
 				snprintf(why, len, "out of memory");
-			free(json);
-			return TSP_REFUSE_BIND;
+			goto err_forget;
 		}
 		p->runs[p->nruns++] = run;
 	}
-	if (rrun_add(run, m->flow_id, json, dev)) {
-		free(json);
+	if (rrun_add(run, m->flow_id, json, dev, slot)) {
 		snprintf(why, len, "out of memory");
-		return TSP_REFUSE_BIND;
+		goto err_forget;
 	}
 	d->nflows++;
 	p->nflows++;
-	snprintf(why, len, "%s", dev);
+	if (slot >= 0)
+		snprintf(why, len, "%s, reflected in slot %d", dev, slot);
+	else
+		snprintf(why, len, "%s", dev);
 	return TSP_ACCEPTED;
+err_forget:
+	if (slot >= 0)
+		rtt_forget(&d->rtt, dev, r->run_id, m->flow_id);
+err_free:
+	free(json);
+	return code;
 }
 
 static int on_flow_req(struct daemon *d, struct peer *p,
@@ -282,7 +307,7 @@ static int on_closed(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 				  text, why, len);
 	}
 	rrun_poll(run, now_tai());
-	rrun_result(run, f, false, &res.u.result);
+	rrun_result(&d->cfg, run, f, false, &res.u.result);
 	f->closed = true;
 	if (send_msg(p, &res, why, len) || send_msg(p, &ack, why, len))
 		return -1;
@@ -392,6 +417,7 @@ static int configure(struct daemon *d)
 	}
 	d->consent.max_bps = o->max_rate;
 	d->consent.max_flows = o->max_flows;
+	d->consent.rtt = o->rtt;
 	if (stat(o->out, &st) || !S_ISDIR(st.st_mode)) {
 		pr_err("recv: --out %s: %s\n", o->out, errno && !S_ISDIR(st.st_mode) ?
 		       strerror(errno) : "not a directory");
@@ -403,6 +429,7 @@ static int configure(struct daemon *d)
 		.clock_shift_ns = o->clock_shift,
 		.log = { .to = o->log, .udp = o->log_udp, .key = o->key,
 			 .name = o->log_name },
+		.rtt = &d->rtt,
 	};
 	return 0;
 }
@@ -466,9 +493,10 @@ int cmd_recv(const struct recv_opts *given)
 	if (configure(&d) || open_listener(&d))
 		goto out;
 	stop_signals(on_signal);
-	say(&d, NULL, "receiving TSP on port %llu%s%s, key %s, recordings in %s",
+	say(&d, NULL, "receiving TSP on port %llu%s%s, key %s, recordings in %s%s",
 	    (unsigned long long)o->port, o->bind ? " of " : "",
-	    o->bind ? o->bind : "", o->key, o->out);
+	    o->bind ? o->bind : "", o->key, o->out,
+	    o->rtt ? ", round trips reflected" : "");
 	loop(&d);
 	while (d.npeers)
 		drop_peer(&d, d.npeers - 1, "the receiver stops");
@@ -478,6 +506,7 @@ int cmd_recv(const struct recv_opts *given)
 out:
 	if (d.lfd >= 0)
 		close(d.lfd);
+	rtt_free(&d.rtt);
 	tsp_key_wipe(&d.key);
 	consent_free(&d.consent);
 	return rc;

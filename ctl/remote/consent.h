@@ -9,6 +9,7 @@
 #define MTGCTL_REMOTE_CONSENT_H
 
 #include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ struct consent {
 	uint16_t port_lo, port_hi;
 	uint64_t max_bps;
 	uint64_t max_flows;
+	bool rtt;			/* --rtt: round trips reflected */
 };
 
 void consent_init(struct consent *c);

@@ -37,14 +37,42 @@ struct rrun *rrun_new(const struct rrun_cfg *c, uint32_t run_id, char *why,
 	return run;
 }
 
+/*
+ * What the TG measures: *slot -1 (one way: "meter" "owd", or none, as an
+ * mtg before round trips sends) or the reflector's slot; 0, or -1 (why).
+ */
+static int meter_of(json_t *o, int *slot, char *why, size_t len)
+{
+	json_t *meter = json_object_get(o, "meter");
+	json_t *s = json_object_get(o, "rtt_slot");
+
+	*slot = -1;
+	if (!meter || (json_is_string(meter) &&
+		       !strcmp(json_string_value(meter), "owd")))
+		return 0;
+	if (!json_is_string(meter) || strcmp(json_string_value(meter), "rtt")) {
+		snprintf(why, len, "the TG's JSON has a \"meter\" other than \"owd\" or \"rtt\"");
+		return -1;
+	}
+	if (!json_is_integer(s) || json_integer_value(s) < 0 ||
+	    json_integer_value(s) >= IDF_PROBE_SLOTS) {
+		snprintf(why, len, "the TG's JSON has \"meter\" \"rtt\" without an \"rtt_slot\" of 0 to %d",
+			 IDF_PROBE_SLOTS - 1);
+		return -1;
+	}
+	*slot = (int)json_integer_value(s);
+	return 0;
+}
+
 int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
-		  char **compact, char *why, size_t len)
+		  char **compact, int *rtt_slot, char *why, size_t len)
 {
 	json_error_t jerr;
 	json_t *o, *id, *port;
 	int ret = -1;
 
 	*compact = NULL;
+	*rtt_slot = -1;
 	o = json_loads(r->tg_json ? r->tg_json : "", 0, &jerr);
 	if (!o) {
 		snprintf(why, len, "the TG's JSON does not parse: %s (byte %d)",
@@ -61,6 +89,8 @@ int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
 	else if (!json_is_integer(port) || json_integer_value(port) != r->port)
 		snprintf(why, len, "the TG's JSON has a \"dst\" port other than the request's %u",
 			 r->port);
+	else if (meter_of(o, rtt_slot, why, len))
+		;
 	else if (!(*compact = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII)))
 		snprintf(why, len, "out of memory");
 	else
@@ -69,7 +99,8 @@ int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
 	return ret;
 }
 
-int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev)
+int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev,
+	     int rtt_slot)
 {
 	struct rflow *n = realloc(run->flows, (run->nflows + 1) * sizeof(*n));
 
@@ -80,6 +111,7 @@ int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev)
 	memset(n, 0, sizeof(*n));
 	n->id = id;
 	n->json = json;
+	n->rtt_slot = rtt_slot;
 	snprintf(n->dev, sizeof(n->dev), "%s", dev);
 	return 0;
 }
@@ -210,13 +242,21 @@ void rrun_poll(struct rrun *run, uint64_t now)
 		listening_poll(&run->ls, now);
 }
 
-void rrun_result(const struct rrun *run, const struct rflow *f,
-		 bool incomplete, struct tsp_result *out)
+void rrun_result(const struct rrun_cfg *c, const struct rrun *run,
+		 const struct rflow *f, bool incomplete,
+		 struct tsp_result *out)
 {
 	const struct meter *m = f->m;
 
 	memset(out, 0, sizeof(*out));
 	out->flags = incomplete ? TSP_RESULT_INCOMPLETE : 0;
+	if (f->rtt_slot >= 0) {
+		/* the round trips are the sender's to measure */
+		out->received = rtt_reflected(c->rtt, f->dev, run->run_id,
+					      f->id);
+		out->flags |= TSP_RESULT_NO_OWD;
+		return;
+	}
 	if (!run->started || !m) {
 		out->flags |= TSP_RESULT_NO_OWD;
 		return;
@@ -275,6 +315,10 @@ void rrun_end(const struct rrun_cfg *c, struct rrun *run, bool incomplete,
 			run->run_id, sender, why ? ": " : "", why ? why : "");
 	}
 	fflush(c->say);
+	for (i = 0; i < run->nflows; i++)
+		if (run->flows[i].rtt_slot >= 0)
+			rtt_forget(c->rtt, run->flows[i].dev, run->run_id,
+				   run->flows[i].id);
 	mtg_dev_close(&run->dev);
 	listening_free(&run->ls);
 	for (i = 0; i < run->nflows; i++)

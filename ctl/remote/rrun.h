@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "module/module.h"
+#include "remote/rtt.h"
 #include "rx/listening.h"
 #include "tsp/wire.h"
 
@@ -22,6 +23,8 @@ struct rflow {
 	char *json;			/* the TG, compact JSON, checked */
 	char dev[IF_NAMESIZE];		/* where it arrives */
 	struct meter *m;		/* once the run started */
+	int rtt_slot;			/* meter rtt: reflected, stamped in
+					 * this slot; -1: one way */
 	bool closed;			/* the sender closed it */
 };
 
@@ -48,6 +51,7 @@ struct rrun_cfg {
 	FILE *say;			/* event lines */
 	uint64_t clock_shift_ns;	/* added to the receive stamps */
 	struct logc_cfg log;		/* each run logged at logd (log.to) */
+	struct rtt_set *rtt;		/* the reflectors of round trips */
 };
 
 /*
@@ -58,13 +62,18 @@ struct rrun *rrun_new(const struct rrun_cfg *c, uint32_t run_id, char *why,
 		      size_t len);
 /*
  * The TG JSON of a request: valid JSON whose "id" is the flow id and
- * whose "dst" port is the request's. 0 with *compact (malloc'd), or -1
- * with why.
+ * whose "dst" port is the request's, and what it measures ("meter": one
+ * way, or round trips with "rtt_slot"). 0 with *compact (malloc'd) and
+ * *rtt_slot (-1: one way), or -1 with why.
  */
 int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
-		  char **compact, char *why, size_t len);
-/* The flow (compact JSON taken over) added: 0, or -1 out of memory. */
-int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev);
+		  char **compact, int *rtt_slot, char *why, size_t len);
+/*
+ * The flow (compact JSON taken over) added; a round trip's reflection
+ * agreed already (rtt_reflect). 0, or -1 out of memory.
+ */
+int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev,
+	     int rtt_slot);
 struct rflow *rrun_flow(struct rrun *run, uint32_t id);
 /*
  * TSP_START: listen on the flows' interfaces, the recording created
@@ -75,13 +84,18 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run,
 	       size_t len);
 /* Take what the rings hold (a started run). */
 void rrun_poll(struct rrun *run, uint64_t now);
-/* A flow's result for TSP_RESULT. */
-void rrun_result(const struct rrun *run, const struct rflow *f,
-		 bool incomplete, struct tsp_result *out);
+/*
+ * A flow's result for TSP_RESULT; a round trip's "received" is what its
+ * reflector sent back.
+ */
+void rrun_result(const struct rrun_cfg *c, const struct rrun *run,
+		 const struct rflow *f, bool incomplete,
+		 struct tsp_result *out);
 bool rrun_all_closed(const struct rrun *run);
 /*
  * The end: the recording finished and its summary written (interrupted
- * when incomplete), a line saying so; everything freed.
+ * when incomplete), a line saying so, its round trips no longer
+ * reflected; everything freed.
  */
 void rrun_end(const struct rrun_cfg *c, struct rrun *run, bool incomplete,
 	      const char *sender, const char *why);

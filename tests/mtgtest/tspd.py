@@ -37,12 +37,15 @@ def free_port():
 
 class Daemon:
     """mtgctl COMMAND --key KEY --port PORT --out OUT ARGS on a free port,
-    once it says READY; stop() returns (rc, log)."""
+    once it says READY; stop() returns (rc, log). before: a shell command
+    run first in the daemon's namespaces (`ip netns exec` gives each
+    process its own bpffs: what the daemon must see, before makes)."""
 
     COMMAND, READY = None, None
     OUT = True          # it takes --out OUT (else OUT only holds its log)
 
-    def __init__(self, key, out, *args, valgrind=False, netns=None):
+    def __init__(self, key, out, *args, valgrind=False, netns=None,
+                 before=None):
         self.port = free_port()
         cmd = [str(MTGCTL), self.COMMAND, "--key", str(key), "--port",
                str(self.port), *(["--out", str(out)] if self.OUT else []),
@@ -52,6 +55,8 @@ class Daemon:
                    "--show-leak-kinds=definite,indirect",
                    "--errors-for-leak-kinds=definite,indirect",
                    "--error-exitcode=99", *cmd]
+        if before:
+            cmd = ["sh", "-c", f'{before} && exec "$@"', "sh", *cmd]
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
         self.log = out / f"{self.COMMAND}-{self.port}.log"
