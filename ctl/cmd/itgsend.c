@@ -262,6 +262,11 @@ static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 		fprintf(out, "    mode precise");
 		note(out, s, "-poll");
 	}
+	if (f->rtt) {
+		s = ftell(out);
+		fprintf(out, "    meter rtt");
+		note(out, s, "-m rttm: the receiver sends each packet back (mtgctl recv --rtt, or mtgctl reflect), stamped in slot 3; this host records it");
+	}
 	if (f->seed) {
 		s = ftell(out);
 		fprintf(out, "    seed %u", f->seed);

@@ -64,6 +64,7 @@ struct flow {
 	uint64_t count;			/* -z; 0: none */
 	int tos, ttl;			/* -1: not given (-f 0: the OS's) */
 	bool precise;			/* -poll */
+	bool rtt;			/* -m rttm: round trips */
 	uint32_t seed;			/* 0: mtg's default */
 	const struct tok *rlog;		/* -x: the receiver logs */
 	struct idf_addr sig;		/* -Sda, family 0: the -a host */

@@ -478,14 +478,11 @@ static int set_m(struct flow *f, const struct tok *o)
 
 	if (!t)
 		return -1;
-	if (!strcasecmp(t->s, "owdm"))
+	f->rtt = !strcasecmp(t->s, "rttm");
+	if (f->rtt || !strcasecmp(t->s, "owdm"))
 		return 0;
-	if (!strcasecmp(t->s, "rttm"))
-		flow_error(f, t, "'%s rttm': the round-trip meter is " ISSUE
-			   "; mtg measures one-way delay (-m owdm)", o->s);
-	else
-		flow_error(f, t, "'%s' expects owdm or rttm, got '%s'", o->s,
-			   shown(t));
+	flow_error(f, t, "'%s' expects owdm or rttm, got '%s'", o->s,
+		   shown(t));
 	return -1;
 }
 

@@ -201,7 +201,11 @@ def test_times_count_tos_ttl_and_the_rest(mtgctl, tmp_path):
     assert tg_of(mtgctl, tmp_path, "-s", 0.5)["seed"] == 1073741824
     # what ITGSend does anyway: UDP, the one-way meter, -j 1
     tg = tg_of(mtgctl, tmp_path, "-T", "UDP", "-m", "owdm", "-j", 1)
-    assert (tg["late"], tg["dist"]) == ("catchup", "fixed")
+    assert (tg["late"], tg["dist"], tg["meter"]) == ("catchup", "fixed",
+                                                     "owd")
+    # -m rttm: round trips, through the receiver's reflector (slot 3)
+    tg = tg_of(mtgctl, tmp_path, "-m", "rttm")
+    assert (tg["meter"], tg["rtt_slot"]) == ("rtt", 3)
 
 
 @pytest.mark.parametrize("args, dist, params", [
@@ -248,7 +252,6 @@ def test_key_asks_the_receiver(mtgctl, tmp_path):
     (["-T", "DCCP"], "'-T DCCP': mtg sends UDP only; DCCP"),
     (["-T", "XTP"], "'-T' expects UDP, TCP, ICMP, SCTP or DCCP, got 'XTP'"),
     (["Telnet"], "'Telnet': ITGSend sends its Telnet over TCP"),
-    (["-m", "rttm"], "'-m rttm': the round-trip meter is not supported yet"),
     (["-m", "x"], "'-m' expects owdm or rttm, got 'x'"),
     (["-O", "100"], "'-O': ITGSend draws each gap as 1000/N ms"),
     (["-B", "C", "1"], "'-B': bursty"),
