@@ -9,7 +9,7 @@ import pytest
 
 from mtgsap import cli
 from mtgsap.recording import F_CSUM_BAD, F_HDR_CORRUPT
-from mtgtest.sample import MS, reflect_recording
+from mtgtest.sample import MS, loop_recording, reflect_recording
 
 
 def run(capsys, *argv):
@@ -72,6 +72,27 @@ def test_rtt_without_a_shared_clock(rec, capsys):
         "records have the reflection stamp tp3 (and a right UDP checksum)"
     assert lines[-1].startswith("forward and return: not without "
                                 "--shared-clock")
+
+
+def test_rtt_slot_from_the_meter_rtt_tgs(rec, capsys):
+    """Without --slot: the slot of the recording's `meter rtt` TGs, whose
+    records alone are taken (TG 2 measured one way)."""
+    path, _ = rec
+    code, out, err = run(capsys, "rtt", path, "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["slot"] == 3
+    assert [t["tg"] for t in got["tgs"]] == [1]
+    _, full, _ = run(capsys, "rtt", path, "--slot", 3, "--tg", 1, "--json")
+    assert json.loads(full)["tgs"] == got["tgs"]
+
+
+def test_rtt_slot_needed_without_meter_rtt_tgs(tmp_path, capsys):
+    path = tmp_path / "loop.rec"
+    loop_recording(path)
+    code, _, err = run(capsys, "rtt", path)
+    assert code == 1 and "Traceback" not in err
+    assert "--slot K is needed: the recording has no 'meter rtt' TG" in err
 
 
 @pytest.mark.parametrize("argv,message", [

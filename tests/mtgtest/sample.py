@@ -56,11 +56,12 @@ def run_meta(**changes):
         idf={"file": "loop.idf", "text": "listen lr0@lab-rx\n"}), **changes)
 
 
-def write_run(path, flows, corrupt_s, payload, end_s, dst):
+def write_run(path, flows, corrupt_s, payload, end_s, dst, tg_meta=None):
     """The records of flows (TGs 1 and 2, sent from 10.0.0.1 to dst) and a
     record whose header failed its CRC at each of corrupt_s (seconds
     after T0), by arrival, written to path as a loop-back run ending
-    end_s after T0. Returns the records."""
+    end_s after T0 (tg_meta: more of each TG's metadata, by id). Returns
+    the records."""
     bad = empty(len(corrupt_s))
     bad["flags"] = 1 | F_HDR_CORRUPT
     bad["ttl"] = 63
@@ -72,7 +73,8 @@ def write_run(path, flows, corrupt_s, payload, end_s, dst):
     meta = run_meta(
         ring_records=65536, passthrough=False,
         tgs=[{"id": tg, "dev": "la0", "netns": "lab-tx",
-              "src": f"10.0.0.1:500{tg}", "dst": f"{dst}:900{tg}"}
+              "src": f"10.0.0.1:500{tg}", "dst": f"{dst}:900{tg}",
+              **(tg_meta or {}).get(tg, {})}
              for tg in (1, 2)])
     write(path, meta, recs, end_ns=T0 + end_s * S)
     return recs
@@ -126,7 +128,8 @@ def reflect_recording(path):
       host, 0.05 ms ± 0.01 ms in it, 6 ms ± 0.1 ms back; every 40th record
       has no reflection stamp, every 97th arrived with a wrong UDP
       checksum (its stamps are not to be trusted);
-    - TG 2: 50 packets/s over 5 ms, reflected by nothing."""
+    - TG 2: 50 packets/s over 5 ms, reflected by nothing.
+    TG 1 is a `meter rtt` TG (slot 3) in the metadata, TG 2 a one-way one."""
     rng = np.random.default_rng(29)
     r1 = flow(rng, 1, T0 + S + np.arange(2000) * (S // 100), 200, 10, 0.1)
     fwd, dwell, back = (rng.normal(ms * MS, sd * MS, len(r1)).astype(np.uint64)
@@ -137,4 +140,6 @@ def reflect_recording(path):
     r1["tp_ns"][::40, 3] = 0
     r1["flags"][::97] |= F_CSUM_BAD
     r2 = flow(rng, 2, T0 + S + np.arange(1000) * (S // 50), 200, 5, 0.2)
-    return write_run(path, [r1, r2], (5,), 200, 22, "10.0.3.2")
+    return write_run(path, [r1, r2], (5,), 200, 22, "10.0.3.2",
+                     {1: {"meter": "rtt", "rtt_slot": 3},
+                      2: {"meter": "owd", "rtt_slot": None}})

@@ -4,6 +4,8 @@ back (`mtgctl reflect`): round-trip time, its forward and return parts
 when the clocks are shared, the reflector's dwell where an arrival stamp
 tells it."""
 
+import numpy as np
+
 from .. import stats as st
 from ..common import UsageError, add_input, answer, open_input, selected
 from ..rtt import round_trips
@@ -11,9 +13,11 @@ from ..rtt import round_trips
 
 def configure(parser):
     add_input(parser)
-    parser.add_argument("--slot", type=int, required=True, metavar="K",
+    parser.add_argument("--slot", type=int, metavar="K",
                         help="the test-point slot the reflector stamps "
-                             "(mtgctl reflect attach --slot K)")
+                             "(mtgctl reflect attach --slot K); default: "
+                             "the slot of the recording's 'meter rtt' TGs, "
+                             "which are then the TGs shown")
     parser.add_argument("--arrival-slot", type=int, metavar="J",
                         help="a slot stamped on arrival at the reflector's "
                              "host (a probe there): the dwell tpK - tpJ")
@@ -23,18 +27,43 @@ def configure(parser):
                              "into forward and return")
 
 
+def rtt_tgs(rec):
+    """The recording's `meter rtt` TGs (mtgctl run's): {tg id: slot}."""
+    return {t["id"]: t.get("rtt_slot") for t in rec.meta.get("tgs") or []
+            if isinstance(t, dict) and t.get("meter") == "rtt"}
+
+
+def slot_and_mask(rec, args):
+    """--slot, or the one slot of the recording's `meter rtt` TGs (their
+    records alone); and the records to take."""
+    mask = selected(rec, args)
+    if args.slot is not None:
+        return args.slot, mask
+    tgs = rtt_tgs(rec)
+    slots = sorted(set(tgs.values()))
+    if not slots:
+        raise UsageError("--slot K is needed: the recording has no 'meter "
+                         "rtt' TG to take the reflector's slot from")
+    if len(slots) > 1:
+        raise UsageError(f"--slot K is needed: the recording's 'meter rtt' "
+                         f"TGs have the slots {slots}")
+    mine = np.isin(rec.records["tg_id"], list(tgs))
+    return slots[0], mine if mask is None else mask & mine
+
+
 def command(args):
     for name, k in (("--slot", args.slot), ("--arrival-slot",
                                              args.arrival_slot)):
         if k is not None and not 0 <= k <= 3:
             raise UsageError(f"{name} {k}: a test-point slot, 0 to 3")
-    if args.arrival_slot == args.slot:
-        raise UsageError(f"--arrival-slot {args.slot}: the reflector's own "
-                         "slot (--slot)")
     with open_input(args) as rec:
+        slot, mask = slot_and_mask(rec, args)
+        if args.arrival_slot == slot:
+            raise UsageError(f"--arrival-slot {slot}: the reflector's own "
+                             "slot (--slot)")
         rows, tgs = [], []
-        for t in round_trips(rec.records, args.slot, args.arrival_slot,
-                             args.shared_clock, selected(rec, args)):
+        for t in round_trips(rec.records, slot, args.arrival_slot,
+                             args.shared_clock, mask):
             parts = {}
             for what, v in t.delays.items():
                 d = st.describe(v, (50, 99))
@@ -45,7 +74,7 @@ def command(args):
             tgs.append(dict(run_id=t.run_id, tg=t.tg_id, records=t.records,
                             reflected=len(t.reflected),
                             unreflected=t.unreflected, **parts))
-        answer(args, dict(slot=args.slot, arrival_slot=args.arrival_slot,
+        answer(args, dict(slot=slot, arrival_slot=args.arrival_slot,
                           shared_clock=args.shared_clock, tgs=tgs), rows,
                [("tg", "tg"), ("what", "what"), ("records", "records"),
                 ("mean", "mean ns"), ("min", "min"), ("p50", "p50"),
@@ -53,7 +82,7 @@ def command(args):
         if not args.json:
             for t in tgs:
                 print(f"TG {t['tg']}: {t['reflected']} of {t['records']} "
-                      f"records have the reflection stamp tp{args.slot} "
+                      f"records have the reflection stamp tp{slot} "
                       "(and a right UDP checksum)")
             if not args.shared_clock:
                 print("forward and return: not without --shared-clock "
