@@ -11,7 +11,6 @@ the receive path, which comes after the reflector); the round trips
 themselves are tests/vm/test_tsp_rtt.py's."""
 
 import json
-import os
 import subprocess
 
 import pytest

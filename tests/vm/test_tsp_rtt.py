@@ -57,13 +57,18 @@ def hosts(make_loop, tmp_path):
           "delay", f"{FORWARD_MS}ms")
     in_ns(loop.ns_n, "tc", "qdisc", "add", "dev", loop.b, "root", "netem",
           "delay", f"{RETURN_MS}ms")
-    # XDP_TX on a veth hands the frame to its peer's NAPI, which GRO
-    # (or an XDP program of the peer's) switches on (Documentation/ebpf.rst)
-    in_ns(loop.ns_n, "ethtool", "-K", loop.c, "gro", "on")
+    # XDP_TX on a veth reaches the peer only while the peer has an XDP
+    # program (Documentation/ebpf.rst): the router's end gets a reflector
+    # that sends nothing back (agreed-only, no flow of the run), which
+    # passes the reflections (their slot is set)
+    peer = f"{loop.c}@{loop.ns_n}"
+    run_cmd(MTGCTL, "reflect", "attach", peer, "--slot", SLOT, "--flows",
+            "1:1")
     tspd.key_file(tmp_path / "tsp.key")
     out = tmp_path / "recv"
     out.mkdir()
-    return loop, out
+    yield loop, out
+    run_cmd(MTGCTL, "reflect", "detach", peer)
 
 
 def send(loop, tmp_path, port):
