@@ -428,9 +428,10 @@ static void loop(struct daemon *d)
 		}
 		npolled = d->n;
 		poll(pfd, 1 + 3 * npolled, 100);
+		/* the closed ones go first: a flood that ended keeps no one out */
+		serve(d, pfd, npolled);
 		if (pfd[0].revents & POLLIN)
 			take_connections(d);
-		serve(d, pfd, npolled);
 	}
 }
 

@@ -632,8 +632,6 @@ static void loop(struct logd *d)
 		poll(pfd, npolled + 2, closing(d) ? 10 : 100);
 		if (pfd[1].revents & POLLIN)
 			take_datagrams(d);
-		if (pfd[0].revents & POLLIN)
-			take_connections(d);
 		for (i = d->n; i-- > 0;) {
 			struct client *cl = d->clients[i];
 
@@ -653,6 +651,9 @@ static void loop(struct logd *d)
 				drop_client(d, i, why[0] ? why : NULL);
 			}
 		}
+		/* after the closed ones: a flood that ended keeps no one out */
+		if (pfd[0].revents & POLLIN)
+			take_connections(d);
 	}
 	free(pfd);
 }

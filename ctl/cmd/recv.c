@@ -453,8 +453,6 @@ static void loop(struct daemon *d)
 		/* the rings are looked at every millisecond while runs go */
 		npolled = d->npeers;
 		poll(pfd, npolled + 1, started ? 1 : 100);
-		if (pfd[0].revents & POLLIN)
-			take_connections(d);
 		for (i = d->npeers; i-- > 0;) {
 			struct peer *p = d->peers[i];
 
@@ -473,6 +471,9 @@ static void loop(struct daemon *d)
 			for (j = 0; j < p->nruns; j++)
 				rrun_poll(p->runs[j], now_tai());
 		}
+		/* after the closed ones: a flood that ended keeps no one out */
+		if (pfd[0].revents & POLLIN)
+			take_connections(d);
 	}
 }
 
