@@ -112,7 +112,14 @@ struct mtg_rx {
 					 * record that fit
 					 */
 	u32 run_id;			/* recorded run, 0: all; READ_ONCE */
+	/* D-ITG's ports: MTG_DITG_ENTRY(port, run), 0 free; WRITE_ONCE under
+	 * lock, READ_ONCE in the hook
+	 */
+	u64 ditg[MTG_DITG_PORTS];
+	u32 nr_ditg;			/* entries in use; READ_ONCE */
 };
+
+#define MTG_DITG_ENTRY(port, run)	((u64)(port) << 32 | (run))
 
 struct mtg_session {
 	struct list_head node;		/* in mtg_driver.sessions */
@@ -227,6 +234,15 @@ static inline u64 mtg_now(void)
 	return ktime_get_clocktai_ns();
 }
 
+#define MTG_SECS_PER_DAY	86400U	/* D-ITG's times are of the day (UTC) */
+
+/* CLOCK_TAI minus CLOCK_REALTIME, ns (37 s since 2017, once set). */
+static inline u64 mtg_tai_offset(void)
+{
+	return ktime_to_ns(ktime_sub(ktime_mono_to_any(0, TK_OFFS_TAI),
+				     ktime_mono_to_any(0, TK_OFFS_REAL)));
+}
+
 /* mtg_main.c */
 void mtg_session_stats(struct mtg_session *s, struct mtg_stats *st);
 void mtg_session_changed(struct mtg_session *s);
@@ -298,6 +314,7 @@ int mtg_rx_hook_add(struct mtg_session *s, struct mtg_iface *iface);
 void mtg_rx_hook_del(struct mtg_iface *iface);
 int mtg_rx_offsets(struct mtg_session *s, struct mtg_rx_offsets *off);
 int mtg_rx_stats(struct mtg_session *s, struct mtg_rx_stats *st);
+int mtg_rx_ditg(struct mtg_session *s, const struct mtg_rx_ditg *req);
 int mtg_rx_set_run(struct mtg_session *s, u32 run_id);
 void mtg_rx_tg_event(struct mtg_session *s, const struct mtg_tg *tg,
 		     u32 events);

@@ -397,6 +397,15 @@ static int mtg_ioc_rx_set_run(struct mtg_session *s, void __user *arg)
 	return mtg_rx_set_run(s, run_id);
 }
 
+static int mtg_ioc_rx_ditg(struct mtg_session *s, void __user *arg)
+{
+	struct mtg_rx_ditg req;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	return mtg_rx_ditg(s, &req);
+}
+
 static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct mtg_session *s = mtg_file_session(file);
@@ -439,6 +448,8 @@ static long mtg_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mtg_ioc_rx_set_run(s, uarg);
 	case MTG_IOC_RX_KEEP_OFFSETS:
 		return mtg_ioc_rx_keep_offsets(s, uarg);
+	case MTG_IOC_RX_DITG:
+		return mtg_ioc_rx_ditg(s, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -223,6 +223,8 @@ void mtg_rx_tg_event(struct mtg_session *s, const struct mtg_tg *tg,
 /* What the parser found in a packet. */
 struct mtg_rx_pkt {
 	struct mtg_hdr h;		/* a copy, network order */
+	struct mtg_ditg_hdr d;		/* D-ITG's: a copy, network order */
+	u32 ditg_run;			/* D-ITG's: its port's run; 0: MTG's */
 	u64 rx_ns;
 	u32 payload_off;		/* from skb->data */
 	u32 payload_len;
@@ -246,26 +248,43 @@ static u64 mtg_rx_stamp(struct sk_buff *skb, u16 *flags)
 	}
 	if (skb->tstamp && mtg_skb_tstamp_is_real(skb)) {
 		*flags |= MTG_RX_STAMP_SW;
-		return ktime_to_ns(skb->tstamp) +
-		       ktime_to_ns(ktime_sub(ktime_mono_to_any(0, TK_OFFS_TAI),
-					     ktime_mono_to_any(0, TK_OFFS_REAL)));
+		return ktime_to_ns(skb->tstamp) + mtg_tai_offset();
 	}
 	*flags |= MTG_RX_STAMP_HOOK;
 	return mtg_now();
 }
 
+/* The run of a D-ITG port of the session, or 0. */
+static u32 mtg_rx_ditg_run(struct mtg_rx *rx, u16 port)
+{
+	unsigned int i;
+	u64 e;
+
+	if (!READ_ONCE(rx->nr_ditg))
+		return 0;
+	for (i = 0; i < MTG_DITG_PORTS; i++) {
+		e = READ_ONCE(rx->ditg[i]);
+		if (e && e >> 32 == port)
+			return (u32)e;
+	}
+	return 0;
+}
+
 /*
- * Is this an MTG packet, and what does it say? Reads only (the skb may be
- * shared with a tap). A header whose CRC is wrong is still one (the magic
- * matched): its fields are kept as received and flagged.
+ * Is this an MTG packet, or D-ITG's to one of the session's D-ITG ports,
+ * and what does it say? Reads only (the skb may be shared with a tap). A
+ * header whose CRC is wrong is still one (the magic matched): its fields
+ * are kept as received and flagged. -EMSGSIZE: to a D-ITG port, but too
+ * short for its header.
  */
-static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
+static int mtg_rx_parse(struct mtg_rx *rx, struct sk_buff *skb,
+			struct mtg_rx_pkt *pkt)
 {
 	u32 ipbuf[60 / sizeof(u32)];	/* the longest IP header, aligned */
 	const struct ipv6hdr *ip6h = NULL;
 	const struct iphdr *iph = NULL;
 	const struct mtg_hdr *h;
-	unsigned int l4, l4_len, ip_len;
+	unsigned int l4, l4_len, ip_len, len;
 	struct udphdr _uh;
 	const struct udphdr *uh;
 	__wsum csum;
@@ -300,27 +319,58 @@ static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
 	} else {
 		return -EPROTONOSUPPORT;
 	}
-	/* No MTG frame needs Ethernet padding: the lengths must agree. */
-	if (ip_len != skb->len)
+	/*
+	 * The lengths agree, but in a frame Ethernet padded to its minimum
+	 * (no MTG frame is that short; D-ITG's can be).
+	 */
+	len = skb->len;
+	if (ip_len < len && len + ETH_HLEN <= ETH_ZLEN)
+		len = ip_len;
+	else if (ip_len != len)
 		pkt->flags |= MTG_RX_F_CSUM_BAD;
-	l4_len = skb->len - min(l4, skb->len);
-	if (l4_len < sizeof(*uh) + MTG_HDR_LEN)
-		return -EPROTONOSUPPORT;
+	l4_len = len - min(l4, len);
 	uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
-	if (!uh)
+	if (l4_len < sizeof(*uh) || !uh)
 		return -EPROTONOSUPPORT;
-	csum = skb_checksum(skb, l4, l4_len, 0);
-	if (iph)	/* a zero checksum: none, which IPv4 allows */
-		csum_ok = !uh->check ||
-			  !csum_tcpudp_magic(iph->saddr, iph->daddr, l4_len,
-					     IPPROTO_UDP, csum);
-	else
-		csum_ok = !csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, l4_len,
-					   IPPROTO_UDP, csum);
+	h = NULL;
+	if (l4_len >= sizeof(*uh) + MTG_HDR_LEN)
+		h = skb_header_pointer(skb, l4 + sizeof(*uh), MTG_HDR_LEN,
+				       &pkt->h);
+	if (!h || h->magic != htonl(MTG_HDR_MAGIC)) {
+		pkt->ditg_run = mtg_rx_ditg_run(rx, ntohs(uh->dest));
+		if (!pkt->ditg_run)
+			return -EPROTONOSUPPORT;
+		if (l4_len < sizeof(*uh) + MTG_DITG_HDR_LEN ||
+		    skb_copy_bits(skb, l4 + sizeof(*uh), &pkt->d,
+				  sizeof(pkt->d)))
+			return -EMSGSIZE;
+		pkt->flags |= MTG_RX_F_DITG;
+		/* what was read as an MTG header is D-ITG's payload */
+		memset(&pkt->h, 0, sizeof(pkt->h));
+	}
 
-	h = skb_header_pointer(skb, l4 + sizeof(*uh), MTG_HDR_LEN, &pkt->h);
-	if (!h || h->magic != htonl(MTG_HDR_MAGIC))
-		return -EPROTONOSUPPORT;
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		/* a sender on this host left it to offload: not made yet */
+		pkt->flags |= MTG_RX_F_CSUM_PARTIAL;
+		csum_ok = true;
+	} else {
+		csum = skb_checksum(skb, l4, l4_len, 0);
+		if (iph)	/* a zero checksum: none, which IPv4 allows */
+			csum_ok = !uh->check ||
+				  !csum_tcpudp_magic(iph->saddr, iph->daddr,
+						     l4_len, IPPROTO_UDP, csum);
+		else
+			csum_ok = !csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
+						   l4_len, IPPROTO_UDP, csum);
+	}
+	if (!csum_ok)
+		pkt->flags |= MTG_RX_F_CSUM_BAD;
+
+	if (pkt->ditg_run) {
+		pkt->payload_off = l4 + sizeof(*uh) + MTG_DITG_HDR_LEN;
+		pkt->payload_len = len - pkt->payload_off;
+		return 0;
+	}
 	if (h != &pkt->h)
 		memcpy(&pkt->h, h, sizeof(pkt->h));
 	if (be32_to_cpu(pkt->h.crc) != mtg_hdr_crc(&pkt->h))
@@ -328,8 +378,6 @@ static int mtg_rx_parse(struct sk_buff *skb, struct mtg_rx_pkt *pkt)
 	else if (pkt->h.version != MTG_HDR_VERSION ||
 		 ntohs(pkt->h.hdr_len) != MTG_HDR_LEN)
 		return -EPROTONOSUPPORT;	/* another version's: not ours */
-	if (!csum_ok)
-		pkt->flags |= MTG_RX_F_CSUM_BAD;
 	pkt->payload_off = l4 + sizeof(*uh) + MTG_HDR_LEN;
 	pkt->payload_len = skb->len - pkt->payload_off;
 	return 0;
@@ -360,6 +408,30 @@ static u32 mtg_rx_wrong_bits(const struct sk_buff *skb,
 	return bits;
 }
 
+#define MTG_NSEC_PER_DAY	((u64)MTG_SECS_PER_DAY * NSEC_PER_SEC)
+
+/*
+ * D-ITG's send time, a UTC time of day, on the day that puts it nearest
+ * the receive stamp, in CLOCK_TAI; 0 if it is no time of day.
+ */
+static u64 mtg_ditg_tx_ns(const struct mtg_ditg_hdr *d, u64 rx_ns)
+{
+	u32 sod = be32_to_cpu(d->tx_sec), usec = be32_to_cpu(d->tx_usec);
+	u64 off = mtg_tai_offset(), rx_real, into_day, tx;
+
+	if (sod >= MTG_SECS_PER_DAY || usec >= USEC_PER_SEC || rx_ns < off)
+		return 0;
+	rx_real = rx_ns - off;
+	div64_u64_rem(rx_real, MTG_NSEC_PER_DAY, &into_day);
+	tx = rx_real - into_day + (u64)sod * NSEC_PER_SEC +
+	     (u64)usec * NSEC_PER_USEC;
+	if (tx > rx_real + MTG_NSEC_PER_DAY / 2)
+		tx -= MTG_NSEC_PER_DAY;
+	else if (tx + MTG_NSEC_PER_DAY / 2 < rx_real)
+		tx += MTG_NSEC_PER_DAY;
+	return tx + off;
+}
+
 static void mtg_rx_fill_rec(struct mtg_rx_rec *r, const struct mtg_rx_pkt *pkt,
 			    const struct sk_buff *skb, u16 iface)
 {
@@ -368,6 +440,23 @@ static void mtg_rx_fill_rec(struct mtg_rx_rec *r, const struct mtg_rx_pkt *pkt,
 
 	memset(r, 0, sizeof(*r));
 	r->rx_ns = pkt->rx_ns;
+	r->len = min_t(u32, skb->len + skb->mac_len, U16_MAX);
+	r->iface = iface;
+	r->flags = pkt->flags;
+	r->ttl = pkt->ttl;
+	r->tos = pkt->tos;
+	r->payload_len = min_t(u32, pkt->payload_len, U16_MAX);
+	if (pkt->ditg_run) {
+		/* D-ITG counts from 1; sends when its clock says it is due;
+		 * no slots, no pattern
+		 */
+		r->seq = (u32)(be32_to_cpu(pkt->d.seq) - 1);
+		r->tx_ns = mtg_ditg_tx_ns(&pkt->d, pkt->rx_ns);
+		r->sched_ns = r->tx_ns;
+		r->run_id = pkt->ditg_run;
+		r->tg_id = be32_to_cpu(pkt->d.flow_id);
+		return;
+	}
 	r->seq = be64_to_cpu(h->seq);
 	r->sched_ns = be64_to_cpu(h->sched_ns);
 	r->tx_ns = be64_to_cpu(h->tx_ns);
@@ -375,13 +464,7 @@ static void mtg_rx_fill_rec(struct mtg_rx_rec *r, const struct mtg_rx_pkt *pkt,
 		r->tp_ns[i] = be64_to_cpu(h->tp_ns[i]);
 	r->run_id = be32_to_cpu(h->run_id);
 	r->tg_id = be32_to_cpu(h->tg_id);
-	r->len = min_t(u32, skb->len + skb->mac_len, U16_MAX);
-	r->iface = iface;
-	r->flags = pkt->flags;
 	memcpy(r->nut, h->nut, sizeof(r->nut));
-	r->ttl = pkt->ttl;
-	r->tos = pkt->tos;
-	r->payload_len = min_t(u32, pkt->payload_len, U16_MAX);
 	if (!(pkt->flags & MTG_RX_F_HDR_CORRUPT))
 		r->wrong_bits = mtg_rx_wrong_bits(skb, pkt);
 }
@@ -611,14 +694,21 @@ static unsigned int mtg_rx_hook(void *priv, struct sk_buff *skb,
 	struct mtg_rx_pkt pkt = { };
 	struct mtg_rx_rec rec;
 	u32 run;
+	int err;
 
 	pkt.rx_ns = mtg_rx_stamp(skb, &pkt.flags);
-	if (mtg_rx_parse(skb, &pkt))
+	err = mtg_rx_parse(rx, skb, &pkt);
+	if (err == -EMSGSIZE) {
+		spin_lock(&rx->lock);
+		mtg_rx_count(rx, &rx->st.ditg_short, 1);
+		spin_unlock(&rx->lock);
+	}
+	if (err)
 		return NF_ACCEPT;
 	run = READ_ONCE(rx->run_id);
 	/* A corrupt header's run id proves nothing: it is recorded. */
 	if (run && !(pkt.flags & MTG_RX_F_HDR_CORRUPT) &&
-	    be32_to_cpu(pkt.h.run_id) != run) {
+	    (pkt.ditg_run ? pkt.ditg_run : be32_to_cpu(pkt.h.run_id)) != run) {
 		spin_lock(&rx->lock);
 		mtg_rx_count(rx, &rx->st.foreign, 1);
 		spin_unlock(&rx->lock);
@@ -708,6 +798,48 @@ int mtg_rx_stats(struct mtg_session *s, struct mtg_rx_stats *st)
 		*st = rx->st;
 	else
 		err = -ENODATA;
+	spin_unlock_bh(&rx->lock);
+	return err;
+}
+
+int mtg_rx_ditg(struct mtg_session *s, const struct mtg_rx_ditg *req)
+{
+	struct mtg_rx *rx = &s->rx;
+	int i, free = -1, at = -1;
+	int err = 0;
+
+	if (req->reserved || !req->port ||
+	    (req->op != MTG_DITG_ADD && req->op != MTG_DITG_DEL) ||
+	    (req->op == MTG_DITG_ADD && !req->run_id))
+		return -EINVAL;
+	spin_lock_bh(&rx->lock);
+	if (!rx->ready) {
+		err = -ENODATA;
+		goto out_unlock;
+	}
+	for (i = 0; i < MTG_DITG_PORTS; i++) {
+		if (!rx->ditg[i])
+			free = free < 0 ? i : free;
+		else if (rx->ditg[i] >> 32 == req->port)
+			at = i;
+	}
+	if (req->op == MTG_DITG_DEL) {
+		if (at < 0) {
+			err = -ENOENT;
+		} else {
+			WRITE_ONCE(rx->ditg[at], 0);
+			WRITE_ONCE(rx->nr_ditg, rx->nr_ditg - 1);
+		}
+	} else if (at >= 0) {
+		err = -EEXIST;
+	} else if (free < 0) {
+		err = -ENOSPC;
+	} else {
+		WRITE_ONCE(rx->ditg[free],
+			   MTG_DITG_ENTRY(req->port, req->run_id));
+		WRITE_ONCE(rx->nr_ditg, rx->nr_ditg + 1);
+	}
+out_unlock:
 	spin_unlock_bh(&rx->lock);
 	return err;
 }

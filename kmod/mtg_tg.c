@@ -44,6 +44,10 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 	for (i = 0; i < ARRAY_SIZE(d->reserved); i++)
 		if (d->reserved[i])
 			return -EINVAL;
+	/* D-ITG's header has no flags to ask receivers to keep anything */
+	if (d->flags & MTG_TG_FLAGS_DITG &&
+	    d->flags & (MTG_TG_FLAGS_KEEP_PAYLOAD | MTG_TG_FLAGS_KEEP_BITS))
+		return -EINVAL;
 	if (d->flags & MTG_TG_FLAGS_STREAM) {
 		if (d->ring_offset % SMP_CACHE_BYTES)
 			return -EINVAL;
@@ -318,7 +322,8 @@ static void mtg_tg_build_template(struct mtg_tg *tg,
 	uh->source = htons(d->src_port);
 	uh->dest = htons(d->dst_port);
 	tg->tmpl_len = (u8 *)(uh + 1) - tg->tmpl;
-	tg->min_len = tg->tmpl_len + MTG_HDR_LEN;
+	tg->min_len = tg->tmpl_len + (d->flags & MTG_TG_FLAGS_DITG ?
+				      MTG_DITG_HDR_LEN : MTG_HDR_LEN);
 }
 
 static void mtg_tg_put_dev(struct mtg_tg *tg)
@@ -639,6 +644,11 @@ int mtg_tg_ctrlmsg(struct mtg_session *s, const struct mtg_tg_ctrlmsg *msg)
 	tg = mtg_tg_find(s, msg->tg_id);
 	if (!tg) {
 		err = -ENOENT;
+		goto out_unlock;
+	}
+	/* D-ITG's header cannot say it is one */
+	if (tg->flags & MTG_TG_FLAGS_DITG) {
+		err = -EOPNOTSUPP;
 		goto out_unlock;
 	}
 	/* The session lock keeps tg->dev: it is let go of under it. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TX: build a TG's frame (Ethernet, IPv4 or IPv6, UDP, MTG header, payload
- * pattern) and hand it to the device, stamping it as late as possible.
+ * TX: build a TG's frame (Ethernet, IPv4 or IPv6, UDP, MTG header or
+ * D-ITG's, payload pattern) and hand it to the device, stamping it as late
+ * as possible.
  *
  * The UDP checksum is computed with the TX stamp slot zeroed; the stamp is
  * written just before the driver gets the frame (on the qdisc path: just
@@ -68,6 +69,18 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 
 	if (kind == MTG_PATT_RANDOM)
 		seed = tg->patt_seed + (u32)seq * 0x9e3779b9U;
+	if (tg->flags & MTG_TG_FLAGS_DITG) {
+		struct mtg_ditg_hdr *d = (struct mtg_ditg_hdr *)(uh + 1);
+		struct mtg_patt pt;
+
+		/* the time of day is the stamp's: zero until then */
+		memset(d, 0, sizeof(*d));
+		d->flow_id = cpu_to_be32(tg->id);
+		d->seq = cpu_to_be32((u32)seq + 1);
+		mtg_patt_init(&pt, kind, tg->patt_value, seed);
+		mtg_patt_fill(&pt, (u8 *)(d + 1), len - tg->min_len);
+		goto csum;
+	}
 	h = (struct mtg_hdr *)(uh + 1);
 	memset(h, 0, sizeof(*h));
 	h->magic = cpu_to_be32(MTG_HDR_MAGIC);
@@ -94,6 +107,7 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 			      len - tg->tmpl_len - MTG_HDR_LEN);
 	}
 
+csum:
 	csum = csum_partial(uh, l4_len, 0);
 	if (tg->flags & MTG_TG_FLAGS_IPV6)
 		uh->check = csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
@@ -114,17 +128,46 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	return skb;
 }
 
+/*
+ * A CLOCK_TAI stamp as D-ITG's time of day: UTC seconds since midnight
+ * and microseconds, big-endian, as its header holds them.
+ */
+static void mtg_ditg_time(u64 stamp, __be32 tod[2])
+{
+	u64 real = stamp - mtg_tai_offset();
+	u32 ns, usec;
+	u64 sec = div_u64_rem(real, NSEC_PER_SEC, &ns);
+	u32 sod;
+
+	div_u64_rem(sec, MTG_SECS_PER_DAY, &sod);
+	usec = ns / NSEC_PER_USEC;
+	tod[0] = cpu_to_be32(sod);
+	tod[1] = cpu_to_be32(usec);
+}
+
 /* Write the TX stamp and fold it into the UDP checksum. */
-static void mtg_tx_stamp(struct sk_buff *skb, u64 stamp)
+static void mtg_tx_stamp(struct sk_buff *skb, u32 tg_flags, u64 stamp)
 {
 	struct udphdr *uh = udp_hdr(skb);
-	struct mtg_hdr *h = (struct mtg_hdr *)(uh + 1);
-	__be64 tx = cpu_to_be64(stamp);
+	__be32 tod[2];
+	__be64 tx;
+	__wsum diff;
 
-	h->tx_ns = tx;
-	inet_proto_csum_replace_by_diff(&uh->check, skb,
-					csum_partial(&tx, sizeof(tx), 0), false,
-					false);
+	if (tg_flags & MTG_TG_FLAGS_DITG) {
+		struct mtg_ditg_hdr *d = (struct mtg_ditg_hdr *)(uh + 1);
+
+		mtg_ditg_time(stamp, tod);
+		d->tx_sec = tod[0];
+		d->tx_usec = tod[1];
+		diff = csum_partial(tod, sizeof(tod), 0);
+	} else {
+		struct mtg_hdr *h = (struct mtg_hdr *)(uh + 1);
+
+		tx = cpu_to_be64(stamp);
+		h->tx_ns = tx;
+		diff = csum_partial(&tx, sizeof(tx), 0);
+	}
+	inet_proto_csum_replace_by_diff(&uh->check, skb, diff, false, false);
 	if (!uh->check)
 		uh->check = CSUM_MANGLED_0;
 }
@@ -141,7 +184,7 @@ int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp)
 
 	if (tg->flags & MTG_TG_FLAGS_QDISC) {
 		*stamp = mtg_now();
-		mtg_tx_stamp(skb, *stamp);
+		mtg_tx_stamp(skb, tg->flags, *stamp);
 		return dev_queue_xmit(skb) == NET_XMIT_SUCCESS ? 0 : -EIO;
 	}
 
@@ -155,7 +198,7 @@ int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp)
 		ret = NETDEV_TX_BUSY;
 	} else {
 		*stamp = mtg_now();
-		mtg_tx_stamp(skb, *stamp);
+		mtg_tx_stamp(skb, tg->flags, *stamp);
 		ret = netdev_start_xmit(skb, dev, txq, more);
 	}
 	HARD_TX_UNLOCK(dev, txq);

@@ -43,7 +43,7 @@
 #define MTG_DEVICE_PATH		"/dev/mtg"
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		4	/* new commands */
+#define MTG_ABI_MINOR		5	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -224,6 +224,11 @@ struct mtg_tt_ring {
  * one takes its place from table entry 0, its first packet's sequence
  * number the old one's next_seq, its counters going on from the old one's
  * (stop_count then counts the packets of the new start).
+ *
+ * With MTG_TG_FLAGS_DITG (ABI 1.5) the packets carry D-ITG's payload
+ * header (struct mtg_ditg_hdr, below) where the MTG header would be, and
+ * the pattern after it; not with MTG_TG_FLAGS_KEEP_* (EINVAL), and the
+ * TG sends no control message (EOPNOTSUPP).
  */
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
@@ -394,7 +399,8 @@ struct mtg_rx_stats {
 	__u64 bad_consumer;	/* consumer counts out of range, ignored */
 	__u64 kept;		/* keep-ring entries written (ABI 1.4) */
 	__u64 keep_drops;	/* payloads, position lists not kept: no room */
-	__u64 reserved[4];	/* out: zero */
+	__u64 ditg_short;	/* to a D-ITG port, too short: passed (1.5) */
+	__u64 reserved[3];	/* out: zero */
 };
 
 /* Where mtg_rx_rec.rx_ns comes from (flags & MTG_RX_F_STAMP). */
@@ -414,6 +420,11 @@ struct mtg_rx_stats {
 #define MTG_RX_F_CSUM_BAD	(1U << 4)	/* tx_ns, tp_ns untrusted */
 #define MTG_RX_F_KEPT		(1U << 5)	/* keep-ring entries are its */
 #define MTG_RX_F_KEEP_LOST	(1U << 6)	/* one asked for had no room */
+#define MTG_RX_F_DITG		(1U << 7)	/* D-ITG's (MTG_IOC_RX_DITG) */
+#define MTG_RX_F_CSUM_PARTIAL	(1U << 8)	/* the UDP checksum was left to
+						 * offload by a sender on this
+						 * host: not checked (1.5)
+						 */
 
 /*
  * One received data packet, host byte order, 96 bytes. With
@@ -524,9 +535,38 @@ struct mtg_keep_offsets {
 
 #define MTG_IOC_RX_OFFSETS	_IOR(MTG_IOC_MAGIC, 0x30, struct mtg_rx_offsets)
 #define MTG_IOC_RX_STATS	_IOR(MTG_IOC_MAGIC, 0x31, struct mtg_rx_stats)
+/*
+ * MTG_IOC_RX_DITG (ABI 1.5): D-ITG's packets, which carry no magic, are
+ * recorded by the UDP port they go to. MTG_DITG_ADD: the UDP datagrams
+ * to port that the session's receiving interfaces take, and that are not
+ * MTG packets, are D-ITG's (struct mtg_ditg_hdr first), recorded as run
+ * run_id (nonzero), with MTG_RX_F_DITG: tg_id the header's flow id, seq
+ * its sequence number minus 1 (D-ITG counts from 1), tx_ns its time of
+ * day (UTC, microseconds) on the day that puts it nearest the receive
+ * stamp, in CLOCK_TAI (0 if the fields are no time of day), sched_ns the
+ * same (D-ITG sends when its clock says a packet is due), tp_ns 0, no
+ * CRC, no pattern (wrong_bits 0, payload_len the bytes after the 16 of
+ * the header). A datagram with fewer than 16 bytes
+ * of payload is counted (ditg_short) and passed on. MTG_DITG_DEL: the
+ * port no longer. EEXIST: port taken (ADD); ENOENT: not there (DEL);
+ * ENOSPC: MTG_DITG_PORTS taken; ENODATA: no receive path. Closing the
+ * session forgets them.
+ */
+#define MTG_DITG_PORTS		64	/* ports at once, per session */
+#define MTG_DITG_ADD		1
+#define MTG_DITG_DEL		2
+
+struct mtg_rx_ditg {
+	__u32 run_id;		/* ADD: recorded as the packets' run, nonzero */
+	__u16 port;		/* UDP destination port, host order, nonzero */
+	__u16 op;		/* MTG_DITG_ADD or MTG_DITG_DEL */
+	__u64 reserved;		/* must be 0 */
+};
+
 /* The run id recorded; 0: every run. Others are foreign. Default 0. */
 #define MTG_IOC_RX_SET_RUN	_IOW(MTG_IOC_MAGIC, 0x32, __u32)
 #define MTG_IOC_RX_KEEP_OFFSETS	_IOR(MTG_IOC_MAGIC, 0x33, struct mtg_keep_offsets)
+#define MTG_IOC_RX_DITG		_IOW(MTG_IOC_MAGIC, 0x34, struct mtg_rx_ditg)
 
 /*
  * The MTG header: on the wire right after the UDP header, all fields in
@@ -571,6 +611,24 @@ struct mtg_hdr {
 	__be32 crc;		/* CRC32C of bytes 0 .. MTG_HDR_CRC_LEN - 1 */
 	__be64 tx_ns;		/* TX stamp, CLOCK_TAI */
 	__be64 tp_ns[4];	/* test-point stamps; 0 until a probe writes */
+};
+
+/*
+ * D-ITG 2.8.1's standard payload header (ITGSend's flowSender()), in
+ * network byte order, 16 bytes, what MTG_TG_FLAGS_DITG sends instead of
+ * the MTG header: flow_id the TG's tg_id, seq the MTG sequence number + 1
+ * (mod 2^32), and the TX stamp, taken as late as the MTG header's tx_ns,
+ * as a UTC time of day: seconds since midnight and microseconds. No
+ * magic, no run id, no CRC, no test-point slots. The smallest
+ * frame is 14 + 20 + 8 + 16 = 58 bytes over IPv4, 78 over IPv6.
+ */
+#define MTG_DITG_HDR_LEN	16
+
+struct mtg_ditg_hdr {
+	__be32 flow_id;
+	__be32 seq;		/* from 1 */
+	__be32 tx_sec;		/* UTC seconds since midnight, 0..86399 */
+	__be32 tx_usec;		/* 0..999999 */
 };
 
 #endif /* _UAPI_LINUX_MTG_H */

@@ -14,7 +14,7 @@ import struct
 
 DEVICE = "/dev/mtg"
 ABI_MAJOR = 1
-ABI_MINOR = 4
+ABI_MINOR = 5
 IOC_MAGIC = 0xB9
 NETNS_CURRENT = 0xFFFFFFFF
 STATUS_MAGIC = 0x4D544753
@@ -49,6 +49,8 @@ RX_F_HDR_CORRUPT = 1 << 3
 RX_F_CSUM_BAD = 1 << 4
 RX_F_KEPT = 1 << 5
 RX_F_KEEP_LOST = 1 << 6
+RX_F_DITG = 1 << 7
+RX_F_CSUM_PARTIAL = 1 << 8
 CTRL_MSG = 1
 CTRL_TG_EVENT = 2
 CTRL_RX_DROPS = 3
@@ -71,7 +73,8 @@ TG_FLAGS_DST_MAC = 1 << 5
 TG_FLAGS_RESTART = 1 << 6
 TG_FLAGS_KEEP_PAYLOAD = 1 << 7
 TG_FLAGS_KEEP_BITS = 1 << 8
-TG_FLAGS_MASK = 0x1FF
+TG_FLAGS_DITG = 1 << 9
+TG_FLAGS_MASK = 0x3FF
 
 PATT_FIXED = 0
 PATT_RANDOM = 1
@@ -102,6 +105,11 @@ HDR_CRC_LEN = 44
 HDR_F_CTRL = 1 << 0
 HDR_F_KEEP_PAYLOAD = 1 << 1
 HDR_F_KEEP_BITS = 1 << 2
+# D-ITG's payload header (ABI 1.5) and its ports (MTG_IOC_RX_DITG).
+DITG_HDR_LEN = 16
+DITG_PORTS = 64
+DITG_ADD = 1
+DITG_DEL = 2
 
 
 class Version(ctypes.Structure):
@@ -161,12 +169,17 @@ class RxOffsets(ctypes.Structure):
 
 RX_COUNTERS = ("packets", "bytes", "ring_drops", "hdr_corrupt", "csum_bad",
                "wrong_bits", "foreign", "ctrl", "ctrl_drops", "bad_consumer",
-               "kept", "keep_drops")
+               "kept", "keep_drops", "ditg_short")
 
 
 class RxStats(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint64) for name in RX_COUNTERS] + \
-        [("reserved", ctypes.c_uint64 * 4)]
+        [("reserved", ctypes.c_uint64 * 3)]
+
+
+class RxDitg(ctypes.Structure):
+    _fields_ = [("run_id", ctypes.c_uint32), ("port", ctypes.c_uint16),
+                ("op", ctypes.c_uint16), ("reserved", ctypes.c_uint64)]
 
     def as_dict(self):
         return {name: getattr(self, name) for name in RX_COUNTERS}
@@ -289,6 +302,12 @@ class MtgHdr(ctypes.BigEndianStructure):
                 ("tp_ns", ctypes.c_uint64 * 4)]
 
 
+class DitgHdr(ctypes.BigEndianStructure):
+    """struct mtg_ditg_hdr: D-ITG's payload header, as on the wire."""
+    _fields_ = [("flow_id", ctypes.c_uint32), ("seq", ctypes.c_uint32),
+                ("tx_sec", ctypes.c_uint32), ("tx_usec", ctypes.c_uint32)]
+
+
 def _ioc(direction, nr, size):
     return (direction << 30) | (size << 16) | (IOC_MAGIC << 8) | nr
 
@@ -323,6 +342,7 @@ IOC_RX_OFFSETS = _ior(0x30, RxOffsets)
 IOC_RX_STATS = _ior(0x31, RxStats)
 IOC_RX_SET_RUN = _iow(0x32, ctypes.c_uint32)
 IOC_RX_KEEP_OFFSETS = _ior(0x33, KeepOffsets)
+IOC_RX_DITG = _iow(0x34, RxDitg)
 
 COMMANDS = {
     "MTG_IOC_VERSION": IOC_VERSION, "MTG_IOC_ALLOC": IOC_ALLOC,
@@ -336,6 +356,7 @@ COMMANDS = {
     "MTG_IOC_RX_OFFSETS": IOC_RX_OFFSETS, "MTG_IOC_RX_STATS": IOC_RX_STATS,
     "MTG_IOC_RX_SET_RUN": IOC_RX_SET_RUN,
     "MTG_IOC_RX_KEEP_OFFSETS": IOC_RX_KEEP_OFFSETS,
+    "MTG_IOC_RX_DITG": IOC_RX_DITG,
 }
 STRUCTS = {
     "mtg_version": Version, "mtg_alloc": Alloc, "mtg_region": Region,
@@ -347,6 +368,7 @@ STRUCTS = {
     "mtg_ring_offsets": RingOffsets, "mtg_rx_offsets": RxOffsets,
     "mtg_rx_stats": RxStats, "mtg_rx_rec": RxRec, "mtg_ctrl_rec": CtrlRec,
     "mtg_keep_rec": KeepRec, "mtg_keep_offsets": KeepOffsets,
+    "mtg_rx_ditg": RxDitg, "mtg_ditg_hdr": DitgHdr,
 }
 
 
@@ -389,6 +411,11 @@ class Session:
 
     def rx_keep_offsets(self):
         return self.ioctl(IOC_RX_KEEP_OFFSETS, KeepOffsets())
+
+    def rx_ditg(self, port, run_id=0, op=DITG_ADD, reserved=0):
+        """D-ITG's packets to port recorded as run_id (or no longer)."""
+        self.ioctl(IOC_RX_DITG, RxDitg(run_id=run_id, port=port, op=op,
+                                       reserved=reserved))
 
     def rx(self):
         """The receive rings, mapped (see Rx)."""

@@ -89,6 +89,12 @@ int main(void)
 	OFF(mtg_keep_offsets, consumer); OFF(mtg_keep_offsets, area);
 	OFF(mtg_keep_offsets, bytes); OFF(mtg_keep_offsets, reserved);
 	OFF(mtg_rx_stats, kept); OFF(mtg_rx_stats, keep_drops);
+	OFF(mtg_rx_stats, ditg_short);
+	SIZE(mtg_rx_ditg); SIZE(mtg_ditg_hdr);
+	OFF(mtg_rx_ditg, port); OFF(mtg_rx_ditg, op); OFF(mtg_rx_ditg, reserved);
+	OFF(mtg_ditg_hdr, seq); OFF(mtg_ditg_hdr, tx_sec);
+	OFF(mtg_ditg_hdr, tx_usec);
+	CMD(MTG_IOC_RX_DITG);
 
 	/* Constants the Python mirror copies. */
 #define CONST(c) printf("const %s %llu\n", #c, (unsigned long long)(c))
@@ -96,7 +102,8 @@ int main(void)
 	CONST(MTG_TG_FLAGS_IPV6); CONST(MTG_TG_FLAGS_STREAM); CONST(MTG_TG_FLAGS_LATE_SKIP);
 	CONST(MTG_TG_FLAGS_QDISC); CONST(MTG_TG_FLAGS_PRECISE); CONST(MTG_TG_FLAGS_DST_MAC);
 	CONST(MTG_TG_FLAGS_RESTART); CONST(MTG_TG_FLAGS_KEEP_PAYLOAD);
-	CONST(MTG_TG_FLAGS_KEEP_BITS); CONST(MTG_TG_FLAGS_MASK);
+	CONST(MTG_TG_FLAGS_KEEP_BITS); CONST(MTG_TG_FLAGS_DITG);
+	CONST(MTG_TG_FLAGS_MASK);
 	CONST(MTG_PATT_FIXED); CONST(MTG_PATT_RANDOM); CONST(MTG_PATT_INCR);
 	CONST(MTG_PATT_CTRL); CONST(MTG_CTRLMSG_MAX);
 	CONST(MTG_TG_STATE_RUNNING); CONST(MTG_TG_STATE_SUSPENDED); CONST(MTG_TG_STATE_FINISHED);
@@ -115,6 +122,9 @@ int main(void)
 	CONST(MTG_RX_STAMP_HOOK); CONST(MTG_RX_STAMP_SW); CONST(MTG_RX_STAMP_HW);
 	CONST(MTG_RX_F_STAMP); CONST(MTG_RX_F_IPV6); CONST(MTG_RX_F_HDR_CORRUPT);
 	CONST(MTG_RX_F_CSUM_BAD); CONST(MTG_RX_F_KEPT); CONST(MTG_RX_F_KEEP_LOST);
+	CONST(MTG_RX_F_DITG); CONST(MTG_RX_F_CSUM_PARTIAL);
+	CONST(MTG_DITG_HDR_LEN); CONST(MTG_DITG_PORTS); CONST(MTG_DITG_ADD);
+	CONST(MTG_DITG_DEL);
 	CONST(MTG_KEEP_BYTES_MIN); CONST(MTG_KEEP_BYTES_MAX);
 	CONST(MTG_KEEP_BITS_MAX); CONST(MTG_KEEP_PAD); CONST(MTG_KEEP_PAYLOAD);
 	CONST(MTG_KEEP_BITS); CONST(MTG_KEEP_F_CUT);

@@ -81,6 +81,8 @@ enum mtg_tg_error {
  *   (MTG_HDR_F_KEEP_PAYLOAD).
  * @MTG_TG_FLAGS_KEEP_BITS: Receivers keep the wrong bits' positions
  *   (MTG_HDR_F_KEEP_BITS).
+ * @MTG_TG_FLAGS_DITG: D-ITG's payload header (struct mtg_ditg_hdr) instead of
+ *   the MTG header (ABI 1.5).
  */
 enum mtg_tg_flags {
 	MTG_TG_FLAGS_IPV6 = 1,
@@ -92,9 +94,10 @@ enum mtg_tg_flags {
 	MTG_TG_FLAGS_RESTART = 64,
 	MTG_TG_FLAGS_KEEP_PAYLOAD = 128,
 	MTG_TG_FLAGS_KEEP_BITS = 256,
+	MTG_TG_FLAGS_DITG = 512,
 
 	/* private: */
-	MTG_TG_FLAGS_MASK = 511,
+	MTG_TG_FLAGS_MASK = 1023,
 };
 
 /**
