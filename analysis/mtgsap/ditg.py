@@ -35,8 +35,8 @@ import ipaddress
 
 import numpy as np
 
-from .recording import (DTYPE_V1, F_COMPLETE, F_CSUM_BAD, F_HDR_CORRUPT,
-                        F_IPV6, RECORD_BYTES, RECORD_FLAGS, Recording,
+from .recording import (DTYPE_V1, F_COMPLETE, F_CSUM_BAD, F_DITG,
+                        F_HDR_CORRUPT, F_IPV6, RECORD_BYTES, RECORD_FLAGS, Recording,
                         RecordingError, empty, new_file)
 
 ADDR = 46                       # INET6_ADDRSTRLEN
@@ -271,7 +271,7 @@ class DitgLog(Recording):
         r["payload_len"] = raw["size"]
         r["len"] = raw["size"] + np.where(v6, UDP_OVER[True],
                                           UDP_OVER[False])
-        r["flags"] = STAMP_UNKNOWN | np.where(v6, F_IPV6, 0)
+        r["flags"] = STAMP_UNKNOWN | F_DITG | np.where(v6, F_IPV6, 0)
         self.records = r
         self.meta = _meta(self.path, tgs, n)
 

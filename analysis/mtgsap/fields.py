@@ -89,7 +89,9 @@ def point(records, name):
     if name == "rx":
         return records["rx_ns"], np.ones(len(records), bool)
     if name == "tx":
-        return records["tx_ns"], _stamps_sound(records)
+        # 0: a D-ITG packet whose time was no time of day (abi.rst)
+        v = records["tx_ns"]
+        return v, _stamps_sound(records) & (v != 0)
     if name in ("tp0", "tp1", "tp2", "tp3"):
         v = records["tp_ns"][:, int(name[2])]
         return v, _stamps_sound(records) & (v != 0)

@@ -29,7 +29,7 @@ import dataclasses
 import numpy as np
 
 from .fields import column, since
-from .recording import F_HDR_CORRUPT, SEQ_LIMIT
+from .recording import F_DITG, F_HDR_CORRUPT, SEQ_LIMIT
 from .stats import AnalysisError, MAX_BINS, TooManyBins, bins_needed
 
 __all__ = ["AnalysisError", "Flow", "G821", "MAX_BINS", "SEQ_LIMIT",
@@ -74,6 +74,13 @@ class Flow:
 
 def sound(records):
     return (records["flags"] & F_HDR_CORRUPT) == 0
+
+
+def compared_len(records):
+    """Payload bytes compared against the pattern: none of D-ITG's, whose
+    filler follows no pattern."""
+    return np.where((records["flags"] & F_DITG) != 0, 0,
+                    records["payload_len"])
 
 
 def plausible(records):
@@ -141,7 +148,7 @@ def _flow(records, index):
                 duplicates=len(r) - received, reordered=reordered,
                 lost=int(seq.max()) + 1 - received if len(r) else 0,
                 bit_errors=int(r["wrong_bits"].sum(dtype=np.uint64)),
-                bits=int(r["payload_len"].sum(dtype=np.uint64)) * 8,
+                bits=int(compared_len(r).sum(dtype=np.uint64)) * 8,
                 bytes=int(r["len"].sum(dtype=np.uint64)),
                 first_rx_ns=int(whole["rx_ns"].min()),
                 last_rx_ns=int(whole["rx_ns"].max()),
@@ -156,7 +163,7 @@ def ber_windows(records, flow, window_ns, start_ns):
     r = records[flow.index]
     w = since(r["rx_ns"], start_ns) // window_ns
     wins, inv = np.unique(w, return_inverse=True)
-    bits = np.bincount(inv, r["payload_len"].astype(np.float64) * 8)
+    bits = np.bincount(inv, compared_len(r).astype(np.float64) * 8)
     errs = np.bincount(inv, r["wrong_bits"].astype(np.float64))
     return wins * window_ns, bits.astype(np.int64), errs.astype(np.int64)
 
@@ -198,7 +205,7 @@ def expected(records, flow):
     t = np.rint(np.clip(t, -2.0**63, 2.0**63 - 1024)).astype(np.int64)
     t[seq] = off
     t = t.view(np.uint64) + sched[0]
-    pbits = r["payload_len"][first][order].astype(np.int64) * 8
+    pbits = compared_len(r)[first][order].astype(np.int64) * 8
     bits = np.full(n, int(np.median(pbits)) if len(pbits) else 0, np.int64)
     bits[seq] = pbits
     wrong = bits.copy()

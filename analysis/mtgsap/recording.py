@@ -44,6 +44,8 @@ F_HDR_CORRUPT = 0x8
 F_CSUM_BAD = 0x10
 F_KEPT = 0x20           # extra entries of the record (payload, wrong bits)
 F_KEEP_LOST = 0x40      # one asked for, lost: the module had no room
+F_DITG = 0x80           # D-ITG's payload: no CRC, pattern or schedule
+F_CSUM_PARTIAL = 0x100  # a local sender's checksum, left to offload: unchecked
 # A sequence number at or above this was never sent (a sender would have
 # sent 2^63 packets): the record is implausible, counted apart.
 SEQ_LIMIT = 1 << 63
@@ -205,7 +207,8 @@ TG_META = _obj(
 RECORD_FLAGS = {"stamp_mask": STAMP_MASK, "stamp_hook": 0, "stamp_sw": 1,
                 "stamp_hw": 2, "ipv6": F_IPV6, "hdr_corrupt": F_HDR_CORRUPT,
                 "csum_bad": F_CSUM_BAD, "kept": F_KEPT,
-                "keep_lost": F_KEEP_LOST}
+                "keep_lost": F_KEEP_LOST, "ditg": F_DITG,
+                "csum_partial": F_CSUM_PARTIAL}
 META = _obj(
     "format", "version", "record",
     format=("const", "mtg-recording"), version=UINT, command=STR,

@@ -286,6 +286,17 @@ int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id)
 	return ioctl(d->fd, MTG_IOC_RX_SET_RUN, &run_id) ? -errno : 0;
 }
 
+int mtg_dev_rx_ditg(struct mtg_dev *d, uint16_t port, uint32_t run_id,
+		    bool add)
+{
+	struct mtg_rx_ditg req = {
+		.run_id = add ? run_id : 0, .port = port,
+		.op = add ? MTG_DITG_ADD : MTG_DITG_DEL,
+	};
+
+	return ioctl(d->fd, MTG_IOC_RX_DITG, &req) ? -errno : 0;
+}
+
 int mtg_dev_rx_stats(struct mtg_dev *d, struct mtg_rx_stats *st)
 {
 	return ioctl(d->fd, MTG_IOC_RX_STATS, st) ? -errno : 0;

@@ -76,6 +76,9 @@ int mtg_dev_listen(struct mtg_dev *d, int netns_fd, uint32_t ifindex,
 int mtg_dev_iface_info(struct mtg_dev *d, uint32_t id,
 		       struct mtg_iface_info *info);
 int mtg_dev_rx_set_run(struct mtg_dev *d, uint32_t run_id);
+/* D-ITG's packets to UDP port recorded as run_id (add), or no longer. */
+int mtg_dev_rx_ditg(struct mtg_dev *d, uint16_t port, uint32_t run_id,
+		    bool add);
 int mtg_dev_rx_stats(struct mtg_dev *d, struct mtg_rx_stats *st);
 /* The same counters from the shared copy: each whole, no system call. */
 void mtg_dev_rx_stats_shm(const struct mtg_dev *d, struct mtg_rx_stats *st);

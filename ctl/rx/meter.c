@@ -129,7 +129,8 @@ static void owd_add(struct meter *m, const struct mtg_rx_rec *r)
 {
 	uint64_t d;
 
-	if (r->flags & MTG_RX_F_CSUM_BAD)
+	/* D-ITG's send time may be no time of day: 0 (abi.rst) */
+	if (r->flags & MTG_RX_F_CSUM_BAD || !r->tx_ns)
 		return;
 	if (r->rx_ns < r->tx_ns) {
 		m->owd_negative++;
@@ -169,7 +170,9 @@ int meter_add(struct meter *m, const struct mtg_rx_rec *r)
 	}
 	m->bytes += r->len;
 	m->bit_errors += r->wrong_bits;
-	m->bits += (uint64_t)r->payload_len * 8;
+	/* D-ITG's filler follows no pattern: nothing compared */
+	if (!(r->flags & MTG_RX_F_DITG))
+		m->bits += (uint64_t)r->payload_len * 8;
 	if (r->flags & MTG_RX_F_CSUM_BAD)
 		m->csum_bad++;
 
