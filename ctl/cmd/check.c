@@ -205,8 +205,12 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 
 		idf_endpoint_str(&tg->rcvr, tg->rcvr.port ? tg->rcvr.port :
 				 IDF_TSP_PORT, a, sizeof(a));
-		printf("  rcvr %s (agreed over TSP)\n", a);
+		printf("  rcvr %s (agreed over %s)\n", a, tg->rcvr_ditg ?
+		       "D-ITG's signalling: an ITGRecv, no key" : "TSP");
 	}
+	if (tg->header == IDF_HEADER_DITG)
+		printf("  header ditg: D-ITG's (flow id %u, its sequence numbers and send times), no MTG header\n",
+		       tg->id);
 	if (tg->meter == IDF_METER_RTT)
 		printf("  meter rtt: reflected back, stamped in slot %u, recorded on %s%s%s\n",
 		       tg->rtt_slot, tg->dev, tg->netns[0] ? "@" : "",

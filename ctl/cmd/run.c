@@ -209,6 +209,20 @@ static int listen_where(const struct run *r, struct idf_listen **out,
 	return 0;
 }
 
+/* A `header ditg` TG's packets recorded when they come back. */
+static int listen_ditg(struct run *r, const struct run_tg *t)
+{
+	int err = mtg_dev_rx_ditg(&r->dev, t->dst.port, r->run_id, true);
+
+	if (err == -EEXIST)
+		pr_err("TG %u: another 'header ditg' TG of the run goes to port %u: the receive path tells D-ITG's packets apart by their port\n",
+		       t->tg->id, t->dst.port);
+	else if (err)
+		pr_err("TG %u: D-ITG's packets to port %u cannot be recorded: %s\n",
+		       t->tg->id, t->dst.port, strerror(-err));
+	return err;
+}
+
 /* Everything that needs neither the module nor time: tables, interfaces. */
 static int prepare(struct run *r)
 {
@@ -460,8 +474,11 @@ static int outcome(const struct run *r)
 		return EXIT_COUNTED;
 	if (r->remote_lost)
 		return EXIT_COUNTED;
+	/* an ITGRecv sends none back: its flow closed as it should is whole */
 	for (i = 0; i < r->remote.nflows; i++)
-		if (!r->remote.flows[i].have_result)
+		if (!r->remote.flows[i].have_result &&
+		    !(r->remote.flows[i].rcvr->ditg &&
+		      r->remote.flows[i].closed))
 			return EXIT_COUNTED;
 	for (i = 0; i < r->ntgs; i++) {
 		const struct mtg_tg_stats *st = &r->tgs[i].st;
@@ -548,6 +565,11 @@ static int listen_all(struct run *r)
 			return -ENOMEM;
 		}
 		r->tgs[i].m->round_trip = rtt;
+		/* D-ITG's packets have no magic: they are known by their port */
+		err = r->tgs[i].tg->header == IDF_HEADER_DITG ?
+			listen_ditg(r, &r->tgs[i]) : 0;
+		if (err)
+			return err;
 	}
 	tgs = calloc(r->ntgs, sizeof(*tgs));
 	tts = calloc(r->ntgs, sizeof(*tts));

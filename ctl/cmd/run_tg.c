@@ -36,6 +36,8 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_FLAGS_KEEP_PAYLOAD;
 	if (tg->keep & IDF_KEEP_BITS)
 		s->flags |= MTG_TG_FLAGS_KEEP_BITS;
+	if (tg->header == IDF_HEADER_DITG)
+		s->flags |= MTG_TG_FLAGS_DITG;
 	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
 		(uint32_t)t->netns_fd;
 	s->ifindex = t->ifindex;

@@ -521,8 +521,7 @@ void validate_behaviours(struct idf_file *f)
 void validate_behaviour_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_behaviour *b = tg->beh;
-	uint32_t min_len = tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
-		IDF_LEN_MIN_IPV4;
+	uint32_t min_len = idf_min_len(tg);
 	unsigned int c;
 
 	if (tg->dist != IDF_DIST_BEHAVIOUR || !b ||
@@ -551,6 +550,6 @@ void validate_behaviour_tg(struct idf_file *f, struct idf_tg *tg)
 			  &m->loc[IDF_KW_pkts],
 			  "TG %u: category '%s' of behaviour '%s': 'pkts' %u is below the smallest %s frame, %u bytes",
 			  tg->id, b->cat[c].name, b->name, m->len_min,
-			  min_len == IDF_LEN_MIN_IPV6 ? "IPv6" : "IPv4", min_len);
+			  tg->dst.family == AF_INET6 ? "IPv6" : "IPv4", min_len);
 	}
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Values derived from a TG as written: seeds, ports, header bytes (idf.h). */
+#include <sys/socket.h>
+
 #include "idf/idf.h"
 #include "traffic/lehmer.h"
 
@@ -38,6 +40,17 @@ uint32_t idf_patt_seed(const struct idf_tg *tg)
 
 	lehmer_init(&g, idf_seed(tg));
 	return lehmer_next(&g);
+}
+
+uint32_t idf_l4_over(const struct idf_tg *tg)
+{
+	return tg->dst.family == AF_INET6 ? IDF_L4_OVER_IPV6 : IDF_L4_OVER_IPV4;
+}
+
+uint32_t idf_min_len(const struct idf_tg *tg)
+{
+	return idf_l4_over(tg) + (tg->header == IDF_HEADER_DITG ?
+				  IDF_DITG_HDR : IDF_MTG_HDR);
 }
 
 uint16_t idf_src_port(const struct idf_tg *tg)

@@ -30,11 +30,16 @@
 
 /*
  * Frame lengths at L2 without FCS: Ethernet 14, IPv4 20 or IPv6 40, UDP 8,
- * then the MTG header (MTG_HDR_LEN). The largest is a 9000-byte jumbo
- * frame with its Ethernet and VLAN headers.
+ * then the MTG header (MTG_HDR_LEN), or D-ITG's (`header ditg`,
+ * MTG_DITG_HDR_LEN). The largest is a 9000-byte jumbo frame with its
+ * Ethernet and VLAN headers.
  */
-#define IDF_LEN_MIN_IPV4	(14 + 20 + 8 + 88)	/* 130 */
-#define IDF_LEN_MIN_IPV6	(14 + 40 + 8 + 88)	/* 150 */
+#define IDF_L4_OVER_IPV4	(14 + 20 + 8)
+#define IDF_L4_OVER_IPV6	(14 + 40 + 8)
+#define IDF_MTG_HDR		88
+#define IDF_DITG_HDR		16
+#define IDF_LEN_MIN_IPV4	(IDF_L4_OVER_IPV4 + IDF_MTG_HDR)	/* 130 */
+#define IDF_LEN_MIN_IPV6	(IDF_L4_OVER_IPV6 + IDF_MTG_HDR)	/* 150 */
 #define IDF_LEN_MAX		9018
 
 #define IDF_SRC_PORT_BASE	4000	/* default source port: 4000 + tgid */
@@ -89,11 +94,12 @@
 	K(behaviour,	"NAME")					\
 	K(category,	"NAME MEAN [dist ...] [pkts ...] [inta ...] [thro ...]") \
 	K(next,		"FROM TO P [TO P...]")			\
-	K(rcvr,		"ADDR[:PORT]")				\
+	K(rcvr,		"[ditg] ADDR[:PORT]")			\
 	K(key,		"FILE")					\
 	K(probe,	"DEV[@NETNS] slot K [ingress|egress]")	\
 	K(host,		"NAME ADDR[:PORT] (globals) | NAME (a TG)")	\
-	K(meter,	"owd | rtt [slot K]")
+	K(meter,	"owd | rtt [slot K]")			\
+	K(header,	"mtg|ditg")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -170,6 +176,8 @@ enum idf_mode { IDF_MODE_PLAIN, IDF_MODE_PRECISE };
 enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
 /* What the TG measures: one way, or round trips through a reflector. */
 enum idf_meter { IDF_METER_OWD, IDF_METER_RTT };
+/* The header its packets carry: MTG's, or D-ITG's standard one. */
+enum idf_header { IDF_HEADER_MTG, IDF_HEADER_DITG };
 /* What receivers keep of a TG's packets besides the header (`keep`). */
 #define IDF_KEEP_PAYLOAD	(1U << 0)
 #define IDF_KEEP_BITS		(1U << 1)
@@ -263,11 +271,14 @@ struct idf_tg {
 	unsigned int keep;	/* IDF_KEEP_*: what receivers keep */
 	struct idf_addr rcvr;	/* the remote receiver (TSP); valid if set
 				 * has IDF_KW_rcvr, port 0: TSP's default */
+	bool rcvr_ditg;		/* rcvr ditg: an unmodified ITGRecv, D-ITG's
+				 * signalling, no key */
 	char host[IDF_HOST_NAME_MAX + 1];	/* `host NAME`: where the TG
 						 * runs (mtgctl manage); "" */
 	enum idf_meter meter;
 	unsigned int rtt_slot;	/* meter rtt: mtg_hdr.tp_ns[] the reflector
 				 * stamps */
+	enum idf_header header;
 };
 
 /* A host whose `mtgctl daemon` runs TGs (`host NAME ADDR[:PORT]`). */
@@ -450,6 +461,7 @@ const char *idf_path_name(enum idf_path p);
 const char *idf_mode_name(enum idf_mode m);
 const char *idf_late_name(enum idf_late l);
 const char *idf_meter_name(enum idf_meter m);
+const char *idf_header_name(enum idf_header h);
 
 /* The model's parameters: how many, the name of the i-th (upper case). */
 unsigned int idf_dist_nparams(enum idf_dist d);
@@ -474,6 +486,10 @@ uint32_t idf_seed(const struct idf_tg *tg);
 uint32_t idf_patt_seed(const struct idf_tg *tg);
 /* Source port: the one given, else IDF_SRC_PORT_BASE + tgid mod 61536. */
 uint16_t idf_src_port(const struct idf_tg *tg);
+/* Bytes before the TG's header: Ethernet, IPv4 or IPv6, UDP. */
+uint32_t idf_l4_over(const struct idf_tg *tg);
+/* The TG's smallest frame: those and its header (MTG's or D-ITG's). */
+uint32_t idf_min_len(const struct idf_tg *tg);
 
 /* "1.2.3.4" or "2001:db8::1" into buf. */
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size);

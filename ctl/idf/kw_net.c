@@ -277,12 +277,18 @@ int parse_out(struct parser *p, struct idf_tg *tg)
 	return global_file(p, "a file name", &p->f->out);
 }
 
-/* rcvr ADDR[:PORT]: the receiver this TG's flow is agreed with (TSP) */
+/*
+ * rcvr [ditg] ADDR[:PORT]: the receiver this TG's flow is agreed with
+ * (TSP): an `mtgctl recv`, or with `ditg` an unmodified ITGRecv
+ */
 int parse_rcvr(struct parser *p, struct idf_tg *tg)
 {
-	const char *what = "ADDR[:PORT] of an `mtgctl recv` (IPv6 in brackets: [2001:db8::1]:9000)";
+	const char *what = "ADDR[:PORT] of an `mtgctl recv`, or 'ditg' and an ITGRecv's (IPv6 in brackets: [2001:db8::1]:9000)";
 	struct tok *t = need(p, what);
 
+	tg->rcvr_ditg = t && !strcmp(t->s, "ditg");
+	if (tg->rcvr_ditg)
+		t = need(p, "ADDR[:PORT] of an ITGRecv");
 	if (!t || arg_endpoint(p, t, false, &tg->rcvr))
 		return -1;
 	if (!tg->rcvr.family)
@@ -319,6 +325,17 @@ int parse_meter(struct parser *p, struct idf_tg *tg)
 	if (!t || arg_uint(p, t, 0, IDF_PROBE_SLOTS - 1, what, &slot))
 		return -1;
 	tg->rtt_slot = (unsigned int)slot;
+	return 0;
+}
+
+/* header mtg|ditg: the MTG header, or D-ITG's (an unmodified ITGRecv) */
+int parse_header(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "mtg", "ditg", &v))
+		return -1;
+	tg->header = v ? IDF_HEADER_DITG : IDF_HEADER_MTG;
 	return 0;
 }
 

@@ -199,6 +199,11 @@ const char *idf_meter_name(enum idf_meter m)
 	return m == IDF_METER_RTT ? "rtt" : "owd";
 }
 
+const char *idf_header_name(enum idf_header h)
+{
+	return h == IDF_HEADER_DITG ? "ditg" : "mtg";
+}
+
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
 {
 	if (!a->family || !inet_ntop(a->family, a->addr, buf, size))

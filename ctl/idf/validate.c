@@ -117,6 +117,29 @@ static void check_rtt(struct idf_file *f, const struct idf_tg *tg)
 				  f->probes[i].loc.line);
 }
 
+/*
+ * header ditg: D-ITG's header has room for a flow id, a sequence number
+ * and a time, nothing else mtg's header carries.
+ */
+static void check_ditg(struct idf_file *f, const struct idf_tg *tg)
+{
+	const struct idf_loc *at = &tg->loc[IDF_KW_header];
+	size_t i;
+
+	if (tg->keep)
+		error_loc(f, at, "TG %u: 'header ditg' has no flags to ask receivers to keep anything: not with 'keep'",
+			  tg->id);
+	if (tg->meter == IDF_METER_RTT)
+		error_loc(f, at, "TG %u: 'header ditg' with 'meter rtt': the reflector and this host's receive path read MTG headers; D-ITG's round trips are not supported yet",
+			  tg->id);
+	for (i = 0; i < f->nctrls; i++)
+		if (&f->tgs[f->ctrls[i].tg] == tg) {
+			error_loc(f, &f->ctrls[i].loc, "TG %u: 'ctrl' needs the MTG header, which says a packet is a control message: not with 'header ditg'",
+				  tg->id);
+			break;
+		}
+}
+
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
@@ -128,7 +151,7 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	    tg->src.family)
 		tg->dst.family = tg->src.family;
 	v6 = tg->dst.family == AF_INET6;
-	min_len = v6 ? IDF_LEN_MIN_IPV6 : IDF_LEN_MIN_IPV4;
+	min_len = idf_min_len(tg);
 
 #define KNOWN(k)	(tg->set & ~tg->bad & IDF_KW_BIT(IDF_KW_##k))
 #define GIVEN(k)	idf_has(tg, IDF_KW_##k)
@@ -141,7 +164,11 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 	else if (!GIVEN(dst) && !GIVEN(addr))
 		error_loc(f, at, "TG %u has no 'dst' (the destination ADDR:PORT)",
 			  tg->id);
-	if (KNOWN(rcvr) && !f->key)
+	if (KNOWN(rcvr) && tg->rcvr_ditg && tg->header != IDF_HEADER_DITG)
+		error_loc(f, &tg->loc[IDF_KW_rcvr],
+			  "TG %u: 'rcvr ditg' is an ITGRecv, which reads D-ITG's header only: give 'header ditg'",
+			  tg->id);
+	if (KNOWN(rcvr) && !tg->rcvr_ditg && !f->key)
 		error_loc(f, &tg->loc[IDF_KW_rcvr],
 			  "TG %u: 'rcvr' needs the global 'key FILE', the key the receiver checks (Documentation/tsp.rst)",
 			  tg->id);
@@ -152,6 +179,8 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "broadcast");
 	if (KNOWN(meter) && tg->meter == IDF_METER_RTT)
 		check_rtt(f, tg);
+	if (KNOWN(header) && tg->header == IDF_HEADER_DITG)
+		check_ditg(f, tg);
 	if (KNOWN(addr) && tg->addr == IDF_ADDR_MYSELF) {
 		if (!GIVEN(mac))
 			error_loc(f, &tg->loc[IDF_KW_addr],
@@ -197,10 +226,12 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  v6 ? "IPv4" : "IPv6", v6 ? "IPv6" : "IPv4");
 	if (KNOWN(pkts) && tg->len_min < min_len)
 		error_loc(f, &tg->loc[IDF_KW_pkts],
-			  "TG %u: 'pkts'%s %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + MTG header 88)",
+			  "TG %u: 'pkts'%s %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + %s header %u)",
 			  tg->id, tg->pkts == IDF_PKTS_LAW ? " within MIN" : "",
 			  tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
-			  v6 ? "IPv6 40" : "IPv4 20");
+			  v6 ? "IPv6 40" : "IPv4 20",
+			  tg->header == IDF_HEADER_DITG ? "D-ITG" : "MTG",
+			  min_len - idf_l4_over(tg));
 	if (KNOWN(pkts) && tg->len_min >= min_len)
 		check_wire_rate(f, tg);
 	if (idf_dist_sets_gaps(tg->dist) || (GIVEN(dist) && !KNOWN(dist))) {

@@ -62,8 +62,7 @@ static void file_gaps(struct model_gen *g)
 static int trace_load(struct model_gen *g, FILE *in, const char *path,
 		      char *err, size_t size)
 {
-	uint32_t min_len = g->tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
-		IDF_LEN_MIN_IPV4;
+	uint32_t min_len = idf_min_len(g->tg);
 	char *line = NULL, *c, *time_s, *len_s, *save, *end;
 	size_t cap = 0, ecap = 0;
 	unsigned int lineno = 0;

@@ -13,8 +13,7 @@ uint32_t len_lowest(const struct idf_tg *tg)
 {
 	if (tg->len_min)
 		return tg->len_min;
-	return tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
-		IDF_LEN_MIN_IPV4;
+	return idf_min_len(tg);
 }
 
 /* P(X >= x) of the law's variate X (before rounding down). */

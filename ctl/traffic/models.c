@@ -66,7 +66,8 @@ double model_typical_gap(const struct idf_tg *tg)
 /*
  * D-ITG 2.8.1's presets (src/ITGSend/traffic.cpp), gaps in ms and
  * payload bytes as D-ITG draws them; each payload travels after mtg's
- * headers (preset_len()).
+ * headers, MTG's header among them (preset_len()), or with `header ditg`
+ * is D-ITG's payload, its header included, as ITGSend sends it.
  */
 #define MS	1e6
 
@@ -148,8 +149,9 @@ static uint32_t preset_payload(struct model_gen *g)
 
 static int preset_init(struct model_gen *g, char *err, size_t size)
 {
-	g->headers = (g->tg->dst.family == AF_INET6 ? IDF_LEN_MIN_IPV6 :
-		      IDF_LEN_MIN_IPV4);
+	/* D-ITG's payloads hold its header: as ITGSend, with `header ditg` */
+	g->headers = g->tg->header == IDF_HEADER_DITG ? idf_l4_over(g->tg) :
+		idf_min_len(g->tg);
 	if (g->tg->dist == IDF_DIST_TELNET)
 		g->sizes = gsl_ran_discrete_preproc(15, telnet_p);
 	else if (g->tg->dist == IDF_DIST_CSI)
@@ -456,6 +458,8 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 		}
 		/* mtg's headers (Ethernet, IP, UDP, MTG), then D-ITG's payload */
 		e->len = g->headers + preset_payload(g);
+		if (e->len < idf_min_len(tg))
+			e->len = idf_min_len(tg);
 		g->k++;
 		return;
 	}

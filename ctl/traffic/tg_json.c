@@ -224,9 +224,13 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 		if (!rc.port)
 			rc.port = IDF_TSP_PORT;
 		json_addr(j, "rcvr", &rc, rc.port);
+		/* an mtgctl recv, or an unmodified ITGRecv */
+		jw_kstr(j, "rcvr_signalling", tg->rcvr_ditg ? "ditg" : "mtg");
 	} else {
 		jw_knull(j, "rcvr");
+		jw_knull(j, "rcvr_signalling");
 	}
+	jw_kstr(j, "header", idf_header_name(tg->header));
 	/* what a receiver does with the flow: measure it, or reflect it */
 	jw_kstr(j, "meter", idf_meter_name(tg->meter));
 	if (tg->meter == IDF_METER_RTT)
