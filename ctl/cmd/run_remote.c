@@ -145,6 +145,8 @@ void remote_summary(const struct run *r, const struct run_tg *t,
 	out->rcvr = rf->rcvr->name;
 	out->remote = rf->have_result ? &rf->res : NULL;
 	out->remote_why = rf->why;
+	out->remote_ditg = rf->rcvr->ditg;
+	out->remote_closed = rf->closed;
 	out->clock_setup = &rf->rcvr->setup;
 	out->clock_teardown = &rf->rcvr->teardown;
 }

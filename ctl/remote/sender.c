@@ -7,12 +7,14 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "idf/idf.h"
 #include "remote/sender.h"
 #include "traffic/tg_json.h"
 #include "util/jw.h"
 #include "util/log.h"
 
-static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a)
+static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a,
+				  bool ditg)
 {
 	struct rsend_rcvr *n;
 	size_t i;
@@ -20,6 +22,7 @@ static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a)
 	for (i = 0; i < s->nrcvrs; i++)
 		if (s->rcvrs[i].addr.family == a->family &&
 		    s->rcvrs[i].addr.port == a->port &&
+		    s->rcvrs[i].ditg == ditg &&
 		    !memcmp(s->rcvrs[i].addr.addr, a->addr, 16))
 			return &s->rcvrs[i];
 	n = realloc(s->rcvrs, (s->nrcvrs + 1) * sizeof(*n));
@@ -29,6 +32,7 @@ static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a)
 	n = &s->rcvrs[s->nrcvrs++];
 	memset(n, 0, sizeof(*n));
 	n->addr = *a;
+	n->ditg = ditg;
 	n->c.fd = -1;
 	idf_endpoint_str(a, a->port, n->name, sizeof(n->name));
 	return n;
@@ -93,6 +97,44 @@ static int flow_req(const struct rsend_flow *f, uint32_t run_id,
 	return 0;
 }
 
+/* D-ITG's request of f: its TSP_SEND_FLOW, as ITGSend sends one. */
+static void send_flow(const struct rsend_flow *f, struct tsp_msg *m)
+{
+	struct tsp_send_flow *sf = &m->u.flow;
+
+	memset(m, 0, sizeof(*m));
+	m->type = TSP_SEND_FLOW;
+	m->flow_id = f->tg->id;
+	sf->l4 = TSP_L4_UDP;
+	sf->meter = TSP_METER_OWDM;
+	sf->ds = f->tg->tos;
+	sf->l3 = f->dst.family == AF_INET6 ? TSP_L3_IPV6 : TSP_L3_IPV4;
+	memcpy(sf->serial, "noSerial", 8);
+	sf->port = f->dst.port;
+	memcpy(sf->addr, f->dst.addr, f->dst.family == AF_INET6 ? 16 : 4);
+}
+
+/* ITGRecv's answer to a flow request: 0 when it listens, else -1 said. */
+static int ditg_answer(struct rsend_flow *f, const struct rsend_rcvr *c,
+		       const struct tsp_msg *in)
+{
+	if (in->type == TSP_ACK_SEND_FLOW && in->flow_id == f->tg->id &&
+	    in->port == f->dst.port) {
+		f->acked = true;
+		return 0;
+	}
+	if (in->type == TSP_ACK_SEND_FLOW && in->flow_id == f->tg->id)
+		pr_err("TG %u: ITGRecv %s listens on port %u, not the TG's %u\n",
+		       f->tg->id, c->name, in->port, f->dst.port);
+	else if (in->type == TSP_ERR_MSG_2 && in->flow_id == f->tg->id)
+		pr_err("TG %u: ITGRecv %s could not open the flow's socket (TSP_ERR_MSG_2: port %u taken there, or its address not that host's)\n",
+		       f->tg->id, c->name, f->dst.port);
+	else
+		pr_err("TG %u: ITGRecv %s answered %s\n", f->tg->id, c->name,
+		       tsp_type_name(in->type));
+	return -1;
+}
+
 /* Request every flow of c, one after the other: 0, or -1 said why. */
 static int request(struct rsend *s, struct rsend_rcvr *c, uint32_t run_id)
 {
@@ -106,7 +148,9 @@ static int request(struct rsend *s, struct rsend_rcvr *c, uint32_t run_id)
 
 		if (f->rcvr != c)
 			continue;
-		if (flow_req(f, run_id, &m)) {
+		if (c->ditg) {
+			send_flow(f, &m);
+		} else if (flow_req(f, run_id, &m)) {
 			pr_err("TG %u: its description does not fit a flow request\n",
 			       f->tg->id);
 			return -1;
@@ -120,7 +164,10 @@ static int request(struct rsend *s, struct rsend_rcvr *c, uint32_t run_id)
 			return -1;
 		}
 		tsp_msg_free(&m);
-		if (in.type == TSP_FLOW_ACK && in.flow_id == f->tg->id &&
+		if (c->ditg) {
+			if (ditg_answer(f, c, &in))
+				ret = -1;
+		} else if (in.type == TSP_FLOW_ACK && in.flow_id == f->tg->id &&
 		    in.u.ack.code == TSP_ACCEPTED) {
 			f->acked = true;
 		} else if (in.type == TSP_FLOW_ACK && in.flow_id == f->tg->id) {
@@ -144,11 +191,15 @@ static int request(struct rsend *s, struct rsend_rcvr *c, uint32_t run_id)
 
 int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 {
+	bool keyed = false;
 	char why[400];
 	size_t i;
 	int ret = 0;
 
-	if (tsp_key_load(key_path, &s->key, why, sizeof(why))) {
+	for (i = 0; i < s->nflows; i++)
+		keyed |= !s->flows[i].tg->rcvr_ditg;
+	/* D-ITG's signalling has no key */
+	if (keyed && tsp_key_load(key_path, &s->key, why, sizeof(why))) {
 		pr_err("%s\n", why);
 		return -1;
 	}
@@ -157,7 +208,7 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 
 		if (!a.port)
 			a.port = IDF_TSP_PORT;
-		s->flows[i].rcvr = rcvr_of(s, &a);
+		s->flows[i].rcvr = rcvr_of(s, &a, s->flows[i].tg->rcvr_ditg);
 		if (!s->flows[i].rcvr) {
 			pr_err("out of memory\n");
 			return -1;
@@ -166,14 +217,18 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 	for (i = 0; i < s->nrcvrs && !ret; i++) {
 		struct rsend_rcvr *c = &s->rcvrs[i];
 
-		if (tsp_dial(&c->c, c->addr.family, c->addr.addr, c->addr.port,
+		if (c->ditg ? tsp_dial_ditg(&c->c, c->addr.family, c->addr.addr,
+					    c->addr.port, RSEND_TIMEOUT_MS, why,
+					    sizeof(why)) :
+		    tsp_dial(&c->c, c->addr.family, c->addr.addr, c->addr.port,
 			     &s->key, RSEND_TIMEOUT_MS, why, sizeof(why))) {
 			pr_err("%s\n", why);
 			ret = -1;
 			break;
 		}
 		c->up = true;
-		if (tsp_clock_estimate(&c->c, TSP_CLOCK_SAMPLES,
+		/* D-ITG has no time exchange (nor a T0 to tell) */
+		if (!c->ditg && tsp_clock_estimate(&c->c, TSP_CLOCK_SAMPLES,
 				       RSEND_TIMEOUT_MS, &c->setup, why,
 				       sizeof(why))) {
 			pr_err("receiver %s: no clock estimate: %s\n", c->name,
@@ -201,11 +256,32 @@ void rsend_start(struct rsend *s, uint32_t run_id, uint64_t t0)
 		m.u.start.offset_ns = c->setup.offset_ns;
 		m.u.start.uncertainty_ns = c->setup.uncertainty_ns;
 
-		if (c->up && tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, c->why,
+		if (c->up && !c->ditg && tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, c->why,
 					   sizeof(c->why))) {
 			c->up = false;
 			c->lost = true;
 		}
+	}
+}
+
+/*
+ * The next message of c that asks something of the run: ITGRecv's
+ * keep-alive (after 100 s of silence) is answered here. As
+ * tsp_conn_next(); a keep-alive that cannot be answered: -1, why set.
+ */
+static int next_msg(struct rsend_rcvr *c, struct tsp_msg *m)
+{
+	struct tsp_msg ack = { .type = TSP_ACK_DISCOVERY };
+	int r;
+
+	for (;;) {
+		r = tsp_conn_next(&c->c, m, c->why, sizeof(c->why));
+		if (r <= 0 || !c->ditg || m->type != TSP_DISCOVERY)
+			return r;
+		tsp_msg_free(m);
+		if (tsp_conn_send(&c->c, &ack, RSEND_TIMEOUT_MS, c->why,
+				  sizeof(c->why)))
+			return -1;
 	}
 }
 
@@ -225,8 +301,7 @@ size_t rsend_poll(struct rsend *s)
 		if (k < 0 && k != -EAGAIN)
 			snprintf(c->why, sizeof(c->why), "connection lost: %s",
 				 strerror((int)-k));
-		else if ((r = tsp_conn_next(&c->c, &m, c->why,
-					    sizeof(c->why))) == 0)
+		else if ((r = next_msg(c, &m)) == 0)
 			continue;
 		else if (r > 0 && m.type == TSP_ERROR)
 			snprintf(c->why, sizeof(c->why), "it said %s: %s",
@@ -268,8 +343,16 @@ static void close_flows(struct rsend *s, struct rsend_rcvr *c)
 				f->have_result = true;
 			} else if (in.type == TSP_ACK_CLOSED_FLOW &&
 				   in.flow_id == m.flow_id) {
+				f->closed = true;
 				tsp_msg_free(&in);
 				break;
+			} else if (c->ditg && in.type == TSP_DISCOVERY) {
+				struct tsp_msg ack = {
+					.type = TSP_ACK_DISCOVERY };
+
+				if (tsp_conn_send(&c->c, &ack, RSEND_TIMEOUT_MS,
+						  why, sizeof(why)))
+					goto lost;
 			} else {
 				snprintf(why, sizeof(why), "it sent %s to a close",
 					 tsp_type_name(in.type));
@@ -308,7 +391,7 @@ void rsend_finish(struct rsend *s)
 		char why[400];
 
 		/* the second estimate says how far the clocks drifted apart */
-		if (c->up && tsp_clock_estimate(&c->c, TSP_CLOCK_SAMPLES,
+		if (c->up && !c->ditg && tsp_clock_estimate(&c->c, TSP_CLOCK_SAMPLES,
 						RSEND_TIMEOUT_MS, &c->teardown,
 						why, sizeof(why)))
 			pr_warn("receiver %s: no clock estimate at the end: %s\n",
@@ -316,12 +399,20 @@ void rsend_finish(struct rsend *s)
 		close_flows(s, c);
 		release(c);
 	}
-	for (i = 0; i < s->nflows; i++)
-		if (!s->flows[i].have_result && s->flows[i].rcvr)
-			snprintf(s->flows[i].why, sizeof(s->flows[i].why),
-				 "receiver %s: %s", s->flows[i].rcvr->name,
-				 s->flows[i].rcvr->why[0] ?
-				 s->flows[i].rcvr->why : "no result");
+	for (i = 0; i < s->nflows; i++) {
+		struct rsend_flow *f = &s->flows[i];
+
+		if (f->have_result || !f->rcvr)
+			continue;
+		if (f->rcvr->ditg && f->closed)
+			snprintf(f->why, sizeof(f->why),
+				 "ITGRecv %s sends no figures back (D-ITG's signalling): its log has them",
+				 f->rcvr->name);
+		else
+			snprintf(f->why, sizeof(f->why), "receiver %s: %s",
+				 f->rcvr->name, f->rcvr->why[0] ?
+				 f->rcvr->why : "no result");
+	}
 }
 
 void rsend_abort(struct rsend *s)

@@ -3,7 +3,9 @@
  * The sender's side of TSP in `mtgctl run` (Documentation/tsp.rst): every
  * TG with a `rcvr` is agreed with its receiver before anything is sent
  * (one authenticated connection a receiver), started at T0, watched for
- * a receiver that goes away, and closed with the receiver's figures.
+ * a receiver that goes away, and closed with the receiver's figures. A
+ * `rcvr ditg` is an unmodified ITGRecv: D-ITG's signalling, which has no
+ * key, no T0 and no figures to send back.
  */
 #ifndef MTGCTL_REMOTE_SENDER_H
 #define MTGCTL_REMOTE_SENDER_H
@@ -22,6 +24,7 @@ struct rsend_rcvr {
 	struct idf_addr addr;		/* port set */
 	char name[TSP_PEER_NAME];
 	struct tsp_conn c;
+	bool ditg;			/* an ITGRecv: D-ITG's signalling */
 	bool up;			/* authenticated, not gone */
 	struct tsp_clock setup;		/* its clock, before the run */
 	struct tsp_clock teardown;	/* and after */
@@ -38,6 +41,7 @@ struct rsend_flow {
 	double bps, pps;		/* the timetable's means */
 	struct rsend_rcvr *rcvr;
 	bool acked;
+	bool closed;			/* its close acknowledged */
 	bool have_result;
 	struct tsp_result res;		/* what the receiver measured */
 	char why[480];			/* no result: why */

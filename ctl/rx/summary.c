@@ -142,6 +142,14 @@ static void remote_json(struct jw *j, const struct summary_tg *t,
 	}
 	jw_obj_begin(j);
 	jw_kstr(j, "rcvr", t->rcvr);
+	jw_kstr(j, "signalling", t->remote_ditg ? "ditg" : "mtg");
+	if (!r && t->remote_ditg && t->remote_closed) {
+		/* ITGRecv keeps its figures in its log: nothing went wrong */
+		jw_knull(j, "error");
+		jw_kstr(j, "note", t->remote_why);
+		jw_obj_end(j);
+		return;
+	}
 	if (!r) {
 		jw_kstr(j, "error", t->remote_why ? t->remote_why : "no result");
 		jw_obj_end(j);

@@ -37,6 +37,8 @@ struct summary_tg {
 	const char *rcvr;		/* its remote receiver (TSP), or NULL */
 	const struct tsp_result *remote;	/* what it measured, or NULL */
 	const char *remote_why;		/* no figures: why */
+	bool remote_ditg;		/* an ITGRecv: D-ITG's signalling */
+	bool remote_closed;		/* its close was acknowledged */
 	const struct tsp_clock *clock_setup;	/* the receiver's clock */
 	const struct tsp_clock *clock_teardown;
 };

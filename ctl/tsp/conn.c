@@ -336,6 +336,34 @@ int tsp_dial(struct tsp_conn *c, int family, const uint8_t *addr,
 			   len);
 }
 
+int tsp_dial_ditg(struct tsp_conn *c, int family, const uint8_t *addr,
+		  uint16_t port, int timeout_ms, char *why, size_t len)
+{
+	struct tsp_msg out = { .type = TSP_CONNECT }, in;
+	char peer[TSP_PEER_NAME], w[200];
+	int fd;
+
+	fd = connect_to(family, addr, port, timeout_ms, peer, sizeof(peer),
+			why, len);
+	tsp_conn_init(c, fd, TSP_FROM_SENDER, peer);
+	if (fd < 0)
+		return -1;
+	if (tsp_conn_send(c, &out, timeout_ms, why, len))
+		goto err_close;
+	if (tsp_conn_recv(c, &in, timeout_ms, w, sizeof(w)) < 0) {
+		snprintf(why, len, "no D-ITG signalling from %s (ITGRecv answers TSP_CONNECT): %s",
+			 peer, w);
+		goto err_close;
+	}
+	if (in.type == TSP_ACK_CONNECT)
+		return 0;
+	unexpected(c, &in, "TSP_ACK_CONNECT", why, len);
+	tsp_msg_free(&in);
+err_close:
+	tsp_conn_close(c);
+	return -1;
+}
+
 int tsp_clock_estimate(struct tsp_conn *c, unsigned int n, int timeout_ms,
 		       struct tsp_clock *out, char *why, size_t len)
 {

@@ -99,4 +99,12 @@ int tsp_dial_hs(struct tsp_conn *c, int family, const uint8_t *addr,
 		uint16_t port, const struct tsp_key *key, int timeout_ms,
 		struct tsp_handshake *keep, char *why, size_t len);
 
+/*
+ * D-ITG's opening with an unmodified ITGRecv at addr:port: TSP_CONNECT,
+ * TSP_ACK_CONNECT, no authentication (D-ITG has none). 0, or -1 with why
+ * and *c closed.
+ */
+int tsp_dial_ditg(struct tsp_conn *c, int family, const uint8_t *addr,
+		  uint16_t port, int timeout_ms, char *why, size_t len);
+
 #endif /* MTGCTL_TSP_CONN_H */

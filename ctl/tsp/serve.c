@@ -108,7 +108,7 @@ static int on_hello(struct tsp_conn *c, struct tsp_opening *o,
 
 	if (m->type == TSP_CONNECT) {
 		/* ITGSend understands no TSP_ERROR: just close */
-		snprintf(why, len, "a D-ITG sender (TSP_CONNECT): not taken, D-ITG has no authentication");
+		snprintf(why, len, "a D-ITG sender (TSP_CONNECT): not taken, D-ITG has no authentication (mtgctl recv --allow-ditg)");
 		return -1;
 	}
 	if (m->type != TSP_HELLO)
