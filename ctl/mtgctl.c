@@ -293,6 +293,9 @@ static const struct prog_option recv_options[] = {
 		      .help = LOG_UDP_HELP),
 	DEFINE_OPTION("log-name", OPT_STRING, struct recv_opts, log_name,
 		      .metavar = "NAME", .help = LOG_NAME_HELP),
+	DEFINE_OPTION("allow-ditg", OPT_STRING, struct recv_opts, allow_ditg,
+		      .metavar = "ADDR[,ADDR...]",
+		      .help = "take D-ITG's signalling (an unmodified ITGSend, which proves no key) from these addresses; its UDP flows are held to --addr and --ports"),
 	DEFINE_OPTION("rtt", OPT_BOOL, struct recv_opts, rtt,
 		      .help = "send back the round-trip flows (meter rtt) that senders ask for, through the XDP reflector of the interface they arrive on"),
 	END_OPTIONS
@@ -400,6 +403,8 @@ static const struct prog_option itgsend_options[] = {
 	DEFINE_OPTION("key", OPT_STRING, struct itgsend_opts, key,
 		      .metavar = "FILE",
 		      .help = "TSP's key: each flow is agreed with the mtgctl recv at its -Sda (default -a), -Sdp (default 9000)"),
+	DEFINE_OPTION("itgrecv", OPT_BOOL, struct itgsend_opts, itgrecv,
+		      .help = "the receivers are unmodified ITGRecvs: each flow carries D-ITG's header and is set up with the ITGRecv at its -Sda, -Sdp over D-ITG's signalling"),
 	RUN_OPTIONS(struct itgsend_opts, run., 0),
 	END_OPTIONS
 };
@@ -486,7 +491,7 @@ static const struct command commands[] = {
 	  "XDP reflector (eBPF): send the MTG frames arriving on DEV back where\n        they came from (or only the flows --flows names, which agree and\n        forget change), the reflection time in slot K of their header;\n        detach it, list them with their counters (Documentation/ebpf.rst).",
 	  reflect_options, &reflect_defaults, sizeof(struct reflect_opts),
 	  "ACTION", 1, -1, run_reflect },
-	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME] [--log ADDR[:PORT] [--log-udp] [--log-name NAME]] [--rtt]",
+	{ "recv", "--key FILE [--port PORT] [--bind ADDR] [--addr ADDR[,ADDR...]] [--ports LO-HI] [--max-rate BITS] [--max-flows N] [--out DIR] [--duration TIME] [--ring RECORDS] [--device PATH] [--clock-shift TIME] [--log ADDR[:PORT] [--log-udp] [--log-name NAME]] [--rtt] [--allow-ditg ADDR[,ADDR...]]",
 	  "The receiver daemon: take flows that senders holding the key ask for\n        over TSP, within what --addr, --ports and --max-rate allow; record\n        each run in DIR and report each flow back (Documentation/tsp.rst).",
 	  recv_options, &recv_defaults, sizeof(struct recv_opts), "",
 	  0, 0, run_recv },
@@ -502,7 +507,7 @@ static const struct command commands[] = {
 	  "The log server: take the records that listen, run and recv send with\n        --log from clients holding the key, over TCP or UDP (--udp, losses\n        counted), into DIR/RUNID-HOST.mtgrec (Documentation/tsp.rst).",
 	  logd_options, &logd_defaults, sizeof(struct logd_opts), "",
 	  0, 0, run_logd },
-	{ "itgsend", "[ITGSEND-OPTIONS... | SCRIPT [-x [FILE]]] [--idf] [--dev IFACE] [--key FILE] [--batch | --json-stream] [--output RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands]",
+	{ "itgsend", "[ITGSEND-OPTIONS... | SCRIPT [-x [FILE]]] [--idf] [--dev IFACE] [--key FILE | --itgrecv] [--batch | --json-stream] [--output RECORDING [--force]] [--json SUMMARY.json] [--start-delay TIME] [--drain TIME] [--ring RECORDS] [--keep-ring BYTES] [--device PATH] [--commands]",
 	  "ITGSend's command line (D-ITG 2.8.1: -a, -rp, -C, -c, -t, ...) or\n        script file, a TG per flow, run as 'run' runs an IDF (--idf: print\n        it). mtgctl's own options are long ones (Documentation/mtgctl.rst).",
 	  itgsend_options, &itgsend_defaults, sizeof(struct itgsend_opts), "",
 	  0, 0, run_itgsend },

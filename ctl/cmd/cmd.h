@@ -96,6 +96,7 @@ struct recv_opts {
 	bool log_udp;
 	const char *log_name;
 	bool rtt;		/* reflect the round trips senders ask for */
+	const char *allow_ditg;	/* ADDR[,ADDR...] of D-ITG senders let in */
 };
 
 struct logd_opts {
@@ -129,6 +130,7 @@ struct itgsend_opts {
 	bool idf;		/* print the IDF and exit: no module */
 	const char *dev;	/* the TGs' interface; NULL: -i, else the route */
 	const char *key;	/* TSP's key: each flow asks its receiver */
+	bool itgrecv;		/* the receivers are unmodified ITGRecvs */
 };
 
 #define DAEMON_PORT_DEFAULT	9998	/* ITGSend's daemon mode's */

@@ -43,17 +43,22 @@ static int check_preset(const struct flow *f)
 	return -1;
 }
 
-/* Lengths at L2 (the IDF's pkts) from the UDP payload ITGSend sends. */
-static int check_sizes(const struct flow *f, unsigned int over)
+/*
+ * Lengths at L2 (the IDF's pkts) from the UDP payload ITGSend sends, of
+ * which the header takes hdr bytes.
+ */
+static int check_sizes(const struct flow *f, unsigned int over, long hdr)
 {
 	long lo = f->ps_p[0], hi = f->ps == PS_UNIFORM ? f->ps_p[1] - 1 : lo;
 	const struct tok *t = f->ps_tok;
 
 	if (f->ps == PS_PRESET || f->ps == PS_LAW)
 		return 0;	/* a law's payloads are clamped, as ITGSend's */
-	if (lo < MTG_HDR) {
-		flow_error(f, t ? t + 1 : NULL, "'%s %ld': mtg's header takes %d bytes of the UDP payload, so the smallest payload is %d; D-ITG's smaller header is " ISSUE,
-			   t ? t->s : "-c", lo, MTG_HDR, MTG_HDR);
+	if (lo < hdr) {
+		flow_error(f, t ? t + 1 : NULL, "'%s %ld': %s header takes %ld bytes of the UDP payload, so the smallest payload is %ld%s",
+			   t ? t->s : "-c", lo, hdr == MTG_HDR ? "mtg's" : "D-ITG's",
+			   hdr, hdr, hdr == MTG_HDR ?
+			   "; D-ITG's header, 16, with --itgrecv" : "");
 		return -1;
 	}
 	if (hi + over > IDF_LEN_MAX) {
@@ -118,7 +123,7 @@ static const char *idt_name(enum idt k)
 
 /* The flow's TG, each line saying which option it comes from. */
 static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
-		     const char *key)
+		     const struct itgsend_opts *o)
 {
 	char a[INET6_ADDRSTRLEN + 8], ep[INET6_ADDRSTRLEN + 16];
 	unsigned int over = f->dst.family == AF_INET6 ? L2_UDP_V6 : L2_UDP_V4;
@@ -180,8 +185,8 @@ static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 		/* ITGSend's options of a law take as many values */
 		note(out, s, "%s %s%s%s: payloads as ITGSend draws them, + %u bytes of headers, clamped to %d .. %u (ITGSend's: its header .. 64000)",
 		     f->ps_tok->s, f->ps_tok[1].s, i > 1 ? " " : "",
-		     i > 1 ? f->ps_tok[2].s : "", over, MTG_HDR,
-		     IDF_LEN_LAW_MAX - over);
+		     i > 1 ? f->ps_tok[2].s : "", over,
+		     o->itgrecv ? DITG_HDR : MTG_HDR, IDF_LEN_LAW_MAX - over);
 	}
 	s = ftell(out);
 	switch (f->idt) {
@@ -272,25 +277,44 @@ static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 		fprintf(out, "    seed %u", f->seed);
 		note(out, s, "-s, times 2^31 - 1");
 	}
-	if (key) {
+	if (o->key || o->itgrecv) {
 		s = ftell(out);
 		idf_endpoint_str(f->sig.family ? &f->sig : &f->dst,
 				 f->sig_port ? f->sig_port : ITG_SIG_PORT, ep,
 				 sizeof(ep));
-		fprintf(out, "    rcvr %s", ep);
-		note(out, s, "-Sda, -Sdp; --key: its mtgctl recv agrees%s",
-		     f->rlog ? " and records it (-x)" : "");
+		fprintf(out, "    rcvr %s%s", o->itgrecv ? "ditg " : "", ep);
+		if (o->itgrecv)
+			note(out, s, "-Sda, -Sdp; --itgrecv: set up with that ITGRecv, as ITGSend does");
+		else
+			note(out, s, "-Sda, -Sdp; --key: its mtgctl recv agrees%s",
+			     f->rlog ? " and records it (-x)" : "");
+	}
+	if (o->itgrecv) {
+		s = ftell(out);
+		fprintf(out, "    header ditg");
+		note(out, s, "--itgrecv: D-ITG's header, which ITGRecv reads");
 	}
 }
 
-/* t asks for the receiver's part, which needs TSP (f NULL: after a script). */
-static void need_key(const struct flow *f, const struct tok *t)
+/*
+ * t asks for the receiver's part, which needs its signalling (f NULL:
+ * after a script); -x, which names the log ITGRecv writes, mtg's only.
+ */
+static int need_rcvr(const struct flow *f, const struct tok *t,
+		     const struct itgsend_opts *o)
 {
 	struct flow cmdline = { .id = 0 };
 
-	flow_error(f && f->file ? f : &cmdline, t,
-		   "'%s' needs the receiver's signalling: mtg's receiver, mtgctl recv, agrees to each flow over TSP and records it; give --key FILE, the key it holds (ITGRecv as the receiver is " ISSUE ")",
-		   t->s);
+	if (o->key || (o->itgrecv && strcmp(t->s, "-x")))
+		return 0;
+	if (o->itgrecv)
+		flow_error(f && f->file ? f : &cmdline, t,
+			   "'-x' with --itgrecv: D-ITG's message naming ITGRecv's log is not sent; start ITGRecv with -l, or use mtg's receiver (--key)");
+	else
+		flow_error(f && f->file ? f : &cmdline, t,
+			   "'%s' needs the receiver's signalling: give --key FILE, the key of the mtgctl recv there, which agrees to each flow over TSP and records it; or --itgrecv for an unmodified ITGRecv",
+			   t->s);
+	return -1;
 }
 
 /* What only the whole flow tells; the interface it leaves through. */
@@ -311,12 +335,12 @@ static int finish_flow(struct flow *f, const struct itgsend_opts *opts,
 		return -1;
 	}
 	if (check_preset(f) ||
-	    check_sizes(f, f->dst.family == AF_INET6 ? L2_UDP_V6 : L2_UDP_V4))
+	    check_sizes(f, f->dst.family == AF_INET6 ? L2_UDP_V6 : L2_UDP_V4,
+			opts->itgrecv ? DITG_HDR : MTG_HDR))
 		return -1;
-	if (!opts->key && (f->rlog || f->sig_tok)) {
-		need_key(f, f->sig_tok ? f->sig_tok : f->rlog);
+	if ((f->rlog && need_rcvr(f, f->rlog, opts)) ||
+	    (f->sig_tok && need_rcvr(f, f->sig_tok, opts)))
 		return -1;
-	}
 	idf_addr_str(&f->dst, a, sizeof(a));
 	if (f->dev[0]) {
 		snprintf(dev_from, size, "-i");
@@ -493,10 +517,8 @@ static int translate(int nargs, char **args, const struct itgsend_opts *o,
 			t[i - 1] = (struct tok){ args[i], (unsigned int)i };
 		if (global_opts(t, nargs - 1, &x->rlog))
 			return -1;
-		if (x->rlog && !o->key) {
-			need_key(NULL, x->rlog);
+		if (x->rlog && need_rcvr(NULL, x->rlog, o))
 			return -1;
-		}
 		if (read_script(x, args[0]))
 			return -1;
 		/* -x after the file: every flow's receiver logs */
@@ -527,7 +549,7 @@ static int translate(int nargs, char **args, const struct itgsend_opts *o,
 			continue;
 		}
 		fputc('\n', out);
-		write_tg(out, &x->flows[i], dev_from, o->key);
+		write_tg(out, &x->flows[i], dev_from, o);
 	}
 	if (fclose(out))
 		return -ENOMEM;
@@ -542,6 +564,10 @@ int cmd_itgsend(int nargs, char **args, const struct itgsend_opts *o)
 	char *text = NULL;
 	int ret, rc = EXIT_ERROR;
 
+	if (o->key && o->itgrecv) {
+		pr_err("itgsend: --key (mtg's receivers) or --itgrecv (D-ITG's), not both\n");
+		return EXIT_ERROR;
+	}
 	ret = translate(nargs, args, o, &x, &text, &name);
 	if (ret) {
 		if (ret != -1)

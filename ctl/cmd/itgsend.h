@@ -24,7 +24,8 @@
 /* What a frame adds to -c's UDP payload: Ethernet, IP, UDP. */
 #define L2_UDP_V4	(14 + 20 + 8)
 #define L2_UDP_V6	(14 + 40 + 8)
-#define MTG_HDR		(IDF_LEN_MIN_IPV4 - L2_UDP_V4)	/* 88 */
+#define MTG_HDR		IDF_MTG_HDR	/* 88 */
+#define DITG_HDR	IDF_DITG_HDR	/* 16, --itgrecv */
 
 #define ISSUE		"not supported yet (issue 20)"
 #define MAX_TOKS	200		/* ITGSend's argv[200] of a flow */

@@ -21,46 +21,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
-#include "remote/consent.h"
-#include "remote/rrun.h"
-#include "tsp/serve.h"
+#include "cmd/recv.h"
 #include "util/clock.h"
 #include "util/signals.h"
 
 static volatile sig_atomic_t stop_signal;
-
-struct peer {
-	struct tsp_conn c;
-	struct tsp_opening op;
-	struct rrun **runs;
-	size_t nruns;
-	size_t nflows;
-};
-
-struct daemon {
-	const struct recv_opts *o;
-	struct tsp_key key;
-	struct consent consent;
-	struct rtt_set rtt;		/* the reflectors of round trips */
-	struct rrun_cfg cfg;
-	int lfd;
-	struct peer *peers[TSP_PEERS_MAX];
-	size_t npeers;
-	uint64_t nflows;		/* across peers */
-	uint64_t refused_conns;		/* over TSP_PEERS_MAX */
-	FILE *say;
-};
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
 }
 
-static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
+void recv_say(struct daemon *d, const struct peer *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -73,8 +45,7 @@ static void say(struct daemon *d, const struct peer *p, const char *fmt, ...)
 	fflush(d->say);
 }
 
-static int send_msg(struct peer *p, const struct tsp_msg *m, char *why,
-		    size_t len)
+int recv_send(struct peer *p, const struct tsp_msg *m, char *why, size_t len)
 {
 	return tsp_conn_send(&p->c, m, TSP_SERVE_SEND_MS, why, len);
 }
@@ -102,7 +73,7 @@ static void drop_peer(struct daemon *d, size_t idx, const char *why)
 	struct peer *p = d->peers[idx];
 
 	if (why)
-		say(d, p, "%s", why);
+		recv_say(d, p, "%s", why);
 	end_runs(d, p, why ? why : "the connection ended");
 	tsp_opening_wipe(&p->op);
 	tsp_conn_close(&p->c);
@@ -128,6 +99,34 @@ static void take_connections(struct daemon *d)
 		tsp_opening_init(&p->op);
 		d->peers[d->npeers++] = p;
 	}
+}
+
+const struct rflow *ditg_port_taken(const struct daemon *d, uint16_t port)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < d->npeers; i++)
+		for (j = 0; j < d->peers[i]->nruns; j++) {
+			const struct rrun *run = d->peers[i]->runs[j];
+
+			for (k = 0; k < run->nflows; k++)
+				if (run->flows[k].how.ditg_port == port)
+					return &run->flows[k];
+		}
+	return NULL;
+}
+
+void take_run(struct daemon *d, struct peer *p, struct rrun *run)
+{
+	size_t i;
+
+	for (i = 0; i < p->nruns && p->runs[i] != run; i++)
+		;
+	if (i == p->nruns)
+		return;
+	p->runs[i] = p->runs[--p->nruns];
+	d->nflows -= run->nflows;
+	p->nflows -= run->nflows;
 }
 
 static struct rrun *find_run(struct peer *p, uint32_t run_id)
@@ -166,6 +165,7 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 	const struct tsp_flow_req *r = &m->u.req;
 	struct rrun *run, *dummy, **n;
 	char dev[IF_NAMESIZE], *json;
+	struct rflow_how how;
 	uint16_t code;
 	int slot;
 
@@ -182,13 +182,21 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 	code = consent_check(&d->consent, r, dev, why, len);
 	if (code)
 		return code;
-	if (rrun_tg_check(r, m->flow_id, &json, &slot, why, len))
+	if (rrun_tg_check(r, m->flow_id, &json, &how, why, len))
 		return TSP_REFUSE_TG;
+	slot = how.rtt_slot;
 	code = TSP_REFUSE_TG;
 	run = find_run(p, r->run_id);
 	if (run && run->started) {
 		snprintf(why, len, "run %u has started: no more flows join it",
 			 r->run_id);
+		goto err_free;
+	}
+	/* D-ITG's packets carry no run id: their port is theirs alone */
+	if (how.ditg_port && ditg_port_taken(d, how.ditg_port)) {
+		snprintf(why, len, "port %u takes another flow's D-ITG packets already",
+			 how.ditg_port);
+		code = TSP_REFUSE_PORT;
 		goto err_free;
 	}
 	if (slot >= 0 && !d->consent.rtt) {
@@ -216,7 +224,7 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 		}
 		p->runs[p->nruns++] = run;
 	}
-	if (rrun_add(run, m->flow_id, json, dev, slot)) {
+	if (rrun_add(run, m->flow_id, json, dev, &how)) {
 		snprintf(why, len, "out of memory");
 		goto err_forget;
 	}
@@ -249,14 +257,14 @@ static int on_flow_req(struct daemon *d, struct peer *p,
 	out.u.ack.port = code ? 0 : r->port;
 	if (code) {
 		tsp_text_set(&out.u.ack.reason, text);
-		say(d, p, "run %u flow %u to %s:%u refused (%s): %s", r->run_id,
+		recv_say(d, p, "run %u flow %u to %s:%u refused (%s): %s", r->run_id,
 		    m->flow_id, a, r->port, tsp_refusal_name(code), text);
 	} else {
-		say(d, p, "run %u flow %u to %s:%u on %s accepted, %llu bit/s",
+		recv_say(d, p, "run %u flow %u to %s:%u on %s accepted, %llu bit/s",
 		    r->run_id, m->flow_id, a, r->port, text,
 		    (unsigned long long)r->bit_rate);
 	}
-	return send_msg(p, &out, why, len);
+	return recv_send(p, &out, why, len);
 }
 
 static int on_start(struct daemon *d, struct peer *p, const struct tsp_msg *m,
@@ -264,7 +272,6 @@ static int on_start(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 {
 	struct rrun *run = find_run(p, m->u.start.run_id);
 	char text[200];
-	size_t i;
 
 	if (!run || run->started) {
 		snprintf(text, sizeof(text), "run %u: %s", m->u.start.run_id,
@@ -276,15 +283,11 @@ static int on_start(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 		       sizeof(text))) {
 		/* the sender stops the run's flows when it reads this */
 		tsp_conn_error(&p->c, TSP_ERR_INTERNAL, TSP_START, text);
-		for (i = 0; i < p->nruns && p->runs[i] != run; i++)
-			;
-		p->runs[i] = p->runs[--p->nruns];
-		d->nflows -= run->nflows;
-		p->nflows -= run->nflows;
+		take_run(d, p, run);
 		rrun_end(&d->cfg, run, true, p->c.peer, text);
 		return 0;
 	}
-	say(d, p, "run %u: %zu flow%s start at %llu (CLOCK_TAI), recording %s",
+	recv_say(d, p, "run %u: %zu flow%s start at %llu (CLOCK_TAI), recording %s",
 	    run->run_id, run->nflows, run->nflows == 1 ? "" : "s",
 	    (unsigned long long)run->t0, run->path);
 	return 0;
@@ -299,7 +302,6 @@ static int on_closed(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 	struct rrun *run = NULL;
 	struct rflow *f = find_flow(p, m->flow_id, &run);
 	char text[64];
-	size_t i;
 
 	if (!f || f->closed) {
 		snprintf(text, sizeof(text), "flow %u is not open", m->flow_id);
@@ -309,14 +311,10 @@ static int on_closed(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 	rrun_poll(run, now_tai());
 	rrun_result(&d->cfg, run, f, false, &res.u.result);
 	f->closed = true;
-	if (send_msg(p, &res, why, len) || send_msg(p, &ack, why, len))
+	if (recv_send(p, &res, why, len) || recv_send(p, &ack, why, len))
 		return -1;
 	if (rrun_all_closed(run)) {
-		for (i = 0; i < p->nruns && p->runs[i] != run; i++)
-			;
-		p->runs[i] = p->runs[--p->nruns];
-		d->nflows -= run->nflows;
-		p->nflows -= run->nflows;
+		take_run(d, p, run);
 		rrun_end(&d->cfg, run, false, p->c.peer, NULL);
 	}
 	return 0;
@@ -331,7 +329,7 @@ static int on_time(struct daemon *d, struct peer *p, const struct tsp_msg *m,
 	out.u.time.t1 = m->u.time.t1;
 	out.u.time.t2 = now_tai() + d->o->clock_shift;
 	out.u.time.t3 = now_tai() + d->o->clock_shift;
-	return send_msg(p, &out, why, len);
+	return recv_send(p, &out, why, len);
 }
 
 /* One message of a peer: 0 to go on, 1 when released, -1 (why) to drop. */
@@ -340,8 +338,13 @@ static int on_message(struct daemon *d, struct peer *p,
 {
 	struct tsp_msg out = { .type = TSP_ACK_RELEASE };
 
+	if (p->op.state != TSP_OPEN_DONE && m->type == TSP_CONNECT &&
+	    ditg_allowed(d, p))
+		return ditg_open(d, p, why, len);
 	if (p->op.state != TSP_OPEN_DONE)
 		return tsp_opening_step(&p->c, &p->op, &d->key, m, why, len);
+	if (p->ditg)
+		return ditg_message(d, p, m, why, len);
 	switch (m->type) {
 	case TSP_TIME_REQ:
 		return on_time(d, p, m, why, len);
@@ -353,7 +356,7 @@ static int on_message(struct daemon *d, struct peer *p,
 		return on_closed(d, p, m, why, len);
 	case TSP_RELEASE:
 		end_runs(d, p, "released before its flows were closed");
-		send_msg(p, &out, why, len);
+		recv_send(p, &out, why, len);
 		return 1;
 	default:
 		return tsp_refuse(&p->c, TSP_ERR_UNEXPECTED, m->type,
@@ -380,14 +383,36 @@ static int open_listener(struct daemon *d)
 	return d->lfd < 0 ? -1 : 0;
 }
 
+/* ADDR[,ADDR...] of option opt into c: 0, or -1 (said why). */
+static int add_addrs(struct consent *c, const char *given, const char *opt)
+{
+	char why[200], *list, *tok, *save;
+	int ret = 0;
+
+	if (!given)
+		return 0;
+	list = strdup(given);
+	if (!list)
+		return -1;
+	for (tok = strtok_r(list, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		ret = consent_add_addr(c, tok, why, sizeof(why));
+		if (ret)
+			pr_err("recv: %s: %s\n", opt, why);
+	}
+	free(list);
+	return ret;
+}
+
 /* The options into the daemon: 0, or -1 (said why). */
 static int configure(struct daemon *d)
 {
 	const struct recv_opts *o = d->o;
-	char why[200], *list, *tok, *save;
+	char why[200];
 	struct stat st;
 
 	consent_init(&d->consent);
+	consent_init(&d->ditg_from);
 	if (!o->key) {
 		pr_err("recv: --key FILE is needed: the key senders must prove they hold (Documentation/tsp.rst, Key files)\n");
 		return -1;
@@ -396,20 +421,10 @@ static int configure(struct daemon *d)
 		pr_err("recv: %s\n", why);
 		return -1;
 	}
-	if (o->addr) {
-		list = strdup(o->addr);
-		if (!list)
-			return -1;
-		for (tok = strtok_r(list, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (consent_add_addr(&d->consent, tok, why, sizeof(why))) {
-				pr_err("recv: --addr: %s\n", why);
-				free(list);
-				return -1;
-			}
-		}
-		free(list);
-	}
+	if (add_addrs(&d->consent, o->addr, "--addr"))
+		return -1;
+	if (add_addrs(&d->ditg_from, o->allow_ditg, "--allow-ditg"))
+		return -1;
 	if (o->ports && consent_set_ports(&d->consent, o->ports, why,
 					  sizeof(why))) {
 		pr_err("recv: --ports: %s\n", why);
@@ -470,6 +485,11 @@ static void loop(struct daemon *d)
 			}
 			for (j = 0; j < p->nruns; j++)
 				rrun_poll(p->runs[j], now_tai());
+			if (p->ditg && ditg_due(d, p, now_tai(), why,
+						sizeof(why))) {
+				drop_peer(d, i, why);
+				continue;
+			}
 		}
 		/* after the closed ones: a flood that ended keeps no one out */
 		if (pfd[0].revents & POLLIN)
@@ -494,14 +514,16 @@ int cmd_recv(const struct recv_opts *given)
 	if (configure(&d) || open_listener(&d))
 		goto out;
 	stop_signals(on_signal);
-	say(&d, NULL, "receiving TSP on port %llu%s%s, key %s, recordings in %s%s",
+	recv_say(&d, NULL, "receiving TSP on port %llu%s%s, key %s, recordings in %s%s%s%s",
 	    (unsigned long long)o->port, o->bind ? " of " : "",
 	    o->bind ? o->bind : "", o->key, o->out,
-	    o->rtt ? ", round trips reflected" : "");
+	    o->rtt ? ", round trips reflected" : "",
+	    o->allow_ditg ? ", D-ITG senders from " : "",
+	    o->allow_ditg ? o->allow_ditg : "");
 	loop(&d);
 	while (d.npeers)
 		drop_peer(&d, d.npeers - 1, "the receiver stops");
-	say(&d, NULL, "stopped%s%s", stop_signal ? " by signal " : "",
+	recv_say(&d, NULL, "stopped%s%s", stop_signal ? " by signal " : "",
 	    stop_signal ? strsignal(stop_signal) : "");
 	rc = EXIT_OK;
 out:
@@ -510,5 +532,6 @@ out:
 	rtt_free(&d.rtt);
 	tsp_key_wipe(&d.key);
 	consent_free(&d.consent);
+	consent_free(&d.ditg_from);
 	return rc;
 }

@@ -64,15 +64,34 @@ static int meter_of(json_t *o, int *slot, char *why, size_t len)
 	return 0;
 }
 
+/* The header the TG's packets carry: 0, or -1 (why). */
+static int header_of(json_t *o, const struct tsp_flow_req *r,
+		     struct rflow_how *how, char *why, size_t len)
+{
+	json_t *h = json_object_get(o, "header");
+
+	how->ditg_port = 0;
+	if (!h || (json_is_string(h) && !strcmp(json_string_value(h), "mtg")))
+		return 0;
+	if (!json_is_string(h) || strcmp(json_string_value(h), "ditg")) {
+		snprintf(why, len, "the TG's JSON has a \"header\" other than \"mtg\" or \"ditg\"");
+		return -1;
+	}
+	how->ditg_port = r->port;
+	return 0;
+}
+
 int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
-		  char **compact, int *rtt_slot, char *why, size_t len)
+		  char **compact, struct rflow_how *how, char *why,
+		  size_t len)
 {
 	json_error_t jerr;
 	json_t *o, *id, *port;
 	int ret = -1;
 
 	*compact = NULL;
-	*rtt_slot = -1;
+	how->rtt_slot = -1;
+	how->ditg_port = 0;
 	o = json_loads(r->tg_json ? r->tg_json : "", 0, &jerr);
 	if (!o) {
 		snprintf(why, len, "the TG's JSON does not parse: %s (byte %d)",
@@ -89,7 +108,8 @@ int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
 	else if (!json_is_integer(port) || json_integer_value(port) != r->port)
 		snprintf(why, len, "the TG's JSON has a \"dst\" port other than the request's %u",
 			 r->port);
-	else if (meter_of(o, rtt_slot, why, len))
+	else if (meter_of(o, &how->rtt_slot, why, len) ||
+		 header_of(o, r, how, why, len))
 		;
 	else if (!(*compact = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII)))
 		snprintf(why, len, "out of memory");
@@ -100,7 +120,7 @@ int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
 }
 
 int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev,
-	     int rtt_slot)
+	     const struct rflow_how *how)
 {
 	struct rflow *n = realloc(run->flows, (run->nflows + 1) * sizeof(*n));
 
@@ -111,7 +131,7 @@ int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev,
 	memset(n, 0, sizeof(*n));
 	n->id = id;
 	n->json = json;
-	n->rtt_slot = rtt_slot;
+	n->how = *how;
 	snprintf(n->dev, sizeof(n->dev), "%s", dev);
 	return 0;
 }
@@ -195,6 +215,18 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run,
 		snprintf(why, len, "an interface of the run's flows went away");
 		goto out;
 	}
+	for (i = 0; i < run->nflows; i++) {
+		uint16_t port = run->flows[i].how.ditg_port;
+		int err = port ? mtg_dev_rx_ditg(&run->dev, port, run->run_id,
+						 true) : 0;
+
+		if (err) {
+			snprintf(why, len, "D-ITG's packets to port %u cannot be recorded: %s",
+				 port, strerror(-err == EEXIST ? EADDRINUSE :
+						 -err));
+			goto out;
+		}
+	}
 	if (pick_paths(c, run, sender, why, len))
 		goto out;
 	if (listening_create(&run->ls, run->path, false)) {
@@ -250,7 +282,7 @@ void rrun_result(const struct rrun_cfg *c, const struct rrun *run,
 
 	memset(out, 0, sizeof(*out));
 	out->flags = incomplete ? TSP_RESULT_INCOMPLETE : 0;
-	if (f->rtt_slot >= 0) {
+	if (f->how.rtt_slot >= 0) {
 		/* the round trips are the sender's to measure */
 		out->received = rtt_reflected(c->rtt, f->dev, run->run_id,
 					      f->id);
@@ -316,7 +348,7 @@ void rrun_end(const struct rrun_cfg *c, struct rrun *run, bool incomplete,
 	}
 	fflush(c->say);
 	for (i = 0; i < run->nflows; i++)
-		if (run->flows[i].rtt_slot >= 0)
+		if (run->flows[i].how.rtt_slot >= 0)
 			rtt_forget(c->rtt, run->flows[i].dev, run->run_id,
 				   run->flows[i].id);
 	mtg_dev_close(&run->dev);

@@ -18,13 +18,20 @@
 #include "rx/listening.h"
 #include "tsp/wire.h"
 
+/* How a flow is received, beside where. */
+struct rflow_how {
+	int rtt_slot;			/* meter rtt: reflected, stamped in
+					 * this slot; -1: one way */
+	uint16_t ditg_port;		/* D-ITG's header, known by this
+					 * port; 0: MTG's */
+};
+
 struct rflow {
 	uint32_t id;			/* the flow id: the sender's TG id */
 	char *json;			/* the TG, compact JSON, checked */
 	char dev[IF_NAMESIZE];		/* where it arrives */
 	struct meter *m;		/* once the run started */
-	int rtt_slot;			/* meter rtt: reflected, stamped in
-					 * this slot; -1: one way */
+	struct rflow_how how;
 	bool closed;			/* the sender closed it */
 };
 
@@ -38,6 +45,8 @@ struct rrun {
 	uint64_t t0;			/* the sender's T0, CLOCK_TAI */
 	int64_t offset_ns;		/* the sender's estimate of our clock */
 	uint64_t uncertainty_ns;	/* 0: none */
+	uint64_t close_by;		/* D-ITG's: its sender closed it; it
+					 * ends then (CLOCK_TAI); 0: open */
 	char path[PATH_MAX];		/* the recording */
 	char summary[PATH_MAX];		/* its summary */
 };
@@ -62,22 +71,23 @@ struct rrun *rrun_new(const struct rrun_cfg *c, uint32_t run_id, char *why,
 		      size_t len);
 /*
  * The TG JSON of a request: valid JSON whose "id" is the flow id and
- * whose "dst" port is the request's, and what it measures ("meter": one
- * way, or round trips with "rtt_slot"). 0 with *compact (malloc'd) and
- * *rtt_slot (-1: one way), or -1 with why.
+ * whose "dst" port is the request's, what it measures ("meter": one way,
+ * or round trips with "rtt_slot") and its "header" (MTG's or D-ITG's). 0
+ * with *compact (malloc'd) and *how, or -1 with why.
  */
 int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
-		  char **compact, int *rtt_slot, char *why, size_t len);
+		  char **compact, struct rflow_how *how, char *why,
+		  size_t len);
 /*
  * The flow (compact JSON taken over) added; a round trip's reflection
  * agreed already (rtt_reflect). 0, or -1 out of memory.
  */
 int rrun_add(struct rrun *run, uint32_t id, char *json, const char *dev,
-	     int rtt_slot);
+	     const struct rflow_how *how);
 struct rflow *rrun_flow(struct rrun *run, uint32_t id);
 /*
- * TSP_START: listen on the flows' interfaces, the recording created
- * (never over another) and begun. 0, or -1 with why.
+ * TSP_START: listen on the flows' interfaces (and D-ITG's ports), the
+ * recording created (never over another) and begun. 0, or -1 with why.
  */
 int rrun_start(const struct rrun_cfg *c, struct rrun *run,
 	       const struct tsp_start *st, const char *sender, char *why,

@@ -631,28 +631,35 @@ def test_example_is_valid(mtgctl, example):
     assert r.stderr == ""
 
 
-def doc_blocks(cls):
-    """The code blocks of Documentation/idf.rst with `:class: cls`."""
-    lines = (ROOT / "Documentation" / "idf.rst").read_text().splitlines()
+def doc_blocks(cls, pages=("idf.rst",)):
+    """The code blocks of the pages of Documentation/ (idf.rst unless
+    told) with `:class: cls`, at any indentation."""
     blocks = []
-    for i, line in enumerate(lines):
-        if line.startswith(".. code-block::") and \
-                lines[i + 1].strip() == f":class: {cls}":
-            body = []
-            for text in lines[i + 3:]:
-                if text and not text.startswith("   "):
-                    break
-                body.append(text[3:])
-            blocks.append("\n".join(body).strip() + "\n")
+    for page in pages:
+        lines = (ROOT / "Documentation" / page).read_text().splitlines()
+        for i, line in enumerate(lines):
+            if line.lstrip().startswith(".. code-block::") and \
+                    lines[i + 1].strip() == f":class: {cls}":
+                indent = " " * (len(line) - len(line.lstrip()) + 3)
+                body = []
+                for text in lines[i + 3:]:
+                    if text and not text.startswith(indent):
+                        break
+                    body.append(text[len(indent):])
+                blocks.append("\n".join(body).strip() + "\n")
     return blocks
+
+
+EVERY_PAGE = tuple(p.name for p in (ROOT / "Documentation").glob("*.rst"))
 
 
 def test_doc_blocks_found():
     assert len(doc_blocks("idf")) >= 4
+    assert len(doc_blocks("idf", EVERY_PAGE)) > len(doc_blocks("idf"))
     assert len(doc_blocks("idf-bad")) == len(doc_blocks("idf-errors")) == 2
 
 
-@pytest.mark.parametrize("block", doc_blocks("idf"))
+@pytest.mark.parametrize("block", doc_blocks("idf", EVERY_PAGE))
 def test_doc_idf_block_is_valid(mtgctl, tmp_path, block):
     r = check(mtgctl, tmp_path, block)
     assert r.returncode == 0, r.stderr

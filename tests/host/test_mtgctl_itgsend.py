@@ -245,6 +245,39 @@ def test_key_asks_the_receiver(mtgctl, tmp_path):
     assert tg["rcvr"] == {"addr": "10.0.0.9", "port": 9100}
 
 
+def test_itgrecv_sets_flows_up_with_itgrecv(mtgctl, tmp_path):
+    """--itgrecv: each flow carries D-ITG's header (so -c takes its 16
+    bytes and more) and is set up with the ITGRecv at -Sda, -Sdp, over
+    D-ITG's signalling, as ITGSend does."""
+    (tg,) = tgs_of(mtgctl, tmp_path, "-i", "lo", "-a", "10.0.0.2", "-c",
+                   20, "--itgrecv")
+    assert (tg["header"], tg["rcvr_signalling"]) == ("ditg", "ditg")
+    assert tg["rcvr"] == {"addr": "10.0.0.2", "port": 9000}
+    assert tg["pkts"]["max"] == 20 + 42
+    (tg,) = tgs_of(mtgctl, tmp_path, "-i", "lo", "-Sda", "10.0.0.9",
+                   "-Sdp", 9100, "--itgrecv")
+    assert tg["rcvr"] == {"addr": "10.0.0.9", "port": 9100}
+
+
+@pytest.mark.parametrize("args, says", [
+    (["-c", "20"], "'-c 20': mtg's header takes 88 bytes of the UDP "
+     "payload, so the smallest payload is 88; D-ITG's header, 16, with "
+     "--itgrecv"),
+    (["-c", "15", "--itgrecv"], "'-c 15': D-ITG's header takes 16 bytes"),
+    (["-x", "r.log", "--itgrecv"], "'-x' with --itgrecv: D-ITG's message "
+     "naming ITGRecv's log is not sent"),
+    (["-Sdp", "9100"], "'-Sdp' needs the receiver's signalling: give --key "
+     "FILE"),
+    (["--key", "k", "--itgrecv"], "--key (mtg's receivers) or --itgrecv "
+     "(D-ITG's), not both"),
+])
+def test_receiver_errors(mtgctl, tmp_path, args, says):
+    r = itgsend(mtgctl, "-i", "lo", *args, "--idf", cwd=tmp_path)
+    assert r.returncode == 1
+    assert says in r.stderr, r.stderr
+    assert r.stdout == ""
+
+
 @pytest.mark.parametrize("args, says", [
     (["-T", "TCP"], "'-T TCP': mtg sends UDP only; TCP is not supported yet (issue 20)"),
     (["-T", "icmp"], "'-T ICMP': mtg sends UDP only; ICMP is not supported yet (issue 20)"),

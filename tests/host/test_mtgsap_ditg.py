@@ -18,8 +18,6 @@ import contextlib
 import io
 import json
 import os
-import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -32,6 +30,7 @@ import mtgsap
 from mtgsap import cli, ditg
 from mtgsap.recording import (F_CSUM_BAD, F_HDR_CORRUPT, F_IPV6,
                               RecordingError, empty)
+from mtgtest.ditg import itgdec, need
 from mtgtest.sample import flow, run_meta
 from test_mtgsap import corrupt
 
@@ -54,33 +53,6 @@ def sap_json(*argv):
     code, out, err = sap(*argv, "--json")
     assert code == 0, err
     return json.loads(out)
-
-
-# --- ITGDec ----------------------------------------------------------------
-
-NUMBER = r"\s*=\s*(-?[0-9.]+)"
-
-
-def itgdec(path):
-    """ITGDec's summary of a log: ({(from, to): the flow's figures},
-    the totals), each figure by its name in ITGDec's output."""
-    if not shutil.which("ITGDec"):
-        pytest.fail("D-ITG is not installed (scripts/deps installs d-itg)")
-    text = subprocess.run(["ITGDec", str(path)], check=True,
-                          capture_output=True, text=True,
-                          cwd=os.path.dirname(path)).stdout
-    flows, totals = {}, {}
-    head, _, tail = text.partition("TOTAL RESULTS")
-    for block in head.split("Flow number: ")[1:]:
-        m = re.search(r"From (\S+)\s+To\s+(\S+)", block)
-        figures = {k.strip(): float(v) for k, v in
-                   re.findall(r"^([A-Za-z -]+?)" + NUMBER, block, re.M)}
-        figures["flow"] = int(block.split()[0])
-        flows[(m.group(1), m.group(2))] = figures
-    for k, v in re.findall(r"^([A-Za-z -]+?)" + NUMBER, tail, re.M):
-        totals[k.strip()] = float(v)
-    assert totals["Error lines"] == 0
-    return flows, totals
 
 
 def endpoint(end):
@@ -124,10 +96,7 @@ def session(tmp_path_factory):
     with a script of three flows (constant; exponential gaps and uniform
     sizes from a fixed seed; constant over IPv6), then a second ITGSend
     whose one flow also has the id 1. Time zone Asia/Tokyo (UTC + 9 h)."""
-    for tool in ("ITGSend", "ITGRecv", "ITGDec"):
-        if not shutil.which(tool):
-            pytest.fail("D-ITG is not installed (scripts/deps installs "
-                        "d-itg)")
+    need("ITGSend", "ITGRecv", "ITGDec")
     d = tmp_path_factory.mktemp("ditg")
     sig = free_port(socket.SOCK_STREAM)
     p1, p2, p3, p4 = (free_port() for _ in range(4))

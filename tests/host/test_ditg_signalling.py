@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""D-ITG's header and signalling on the host (no module; Documentation/
+ditg.rst): the IDF's `header ditg` and `rcvr ditg`, and their errors;
+`mtgctl run` setting its flows up with an unmodified ITGRecv (it then
+stops at the module, which the host cannot load, and releases them);
+`mtgctl recv --allow-ditg` answering an unmodified ITGSend, refusing
+what it does not take in D-ITG's own words, and keeping out the D-ITG
+senders it was not told to let in. What flows once set up is
+tests/vm/test_ditg.py's."""
+
+import json
+import socket
+import subprocess
+import time
+
+import pytest
+
+from mtgtest import tspd
+from mtgtest.ctl import MTGCTL
+from mtgtest.ditg import need
+
+NO_DEVICE = "/nonexistent/mtg"
+
+
+def check(tmp_path, text, *args):
+    (tmp_path / "d.idf").write_text(text)
+    return subprocess.run([MTGCTL, "check", "d.idf", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=30)
+
+
+TG = ("tgid 1\n\tdev lo\n\tdst 127.0.0.1:9401\n\theader ditg\n"
+      "\tdist fixed\n\tinta 10ms\n\tpkts fixed {len}\n")
+
+
+def test_header_ditg_in_check(tmp_path):
+    res = check(tmp_path, TG.format(len=58) + "\trcvr ditg 127.0.0.1\n")
+    assert res.returncode == 0, res.stderr
+    assert "header ditg: D-ITG's (flow id 1" in res.stdout
+    assert "rcvr 127.0.0.1:9000 (agreed over D-ITG's signalling: an " \
+        "ITGRecv, no key)" in res.stdout
+    res = check(tmp_path, TG.format(len=58) + "\trcvr ditg 127.0.0.1\n",
+                "--json")
+    (tg,) = json.loads(res.stdout)["tgs"]
+    assert (tg["header"], tg["rcvr_signalling"]) == ("ditg", "ditg")
+    assert tg["pkts"]["min"] == 58
+
+
+ERRORS = [
+    (TG.format(len=57),
+     "d.idf:7:2: error: TG 1: 'pkts' 57 is below the smallest IPv4 frame, "
+     "58 bytes (Ethernet 14 + IPv4 20 + UDP 8 + D-ITG header 16)"),
+    (TG.format(len=200) + "\tkeep payload\n",
+     "d.idf:4:2: error: TG 1: 'header ditg' has no flags to ask receivers "
+     "to keep anything"),
+    (TG.format(len=200) + "\tmeter rtt\n",
+     "d.idf:4:2: error: TG 1: 'header ditg' with 'meter rtt'"),
+    (TG.format(len=200) + "\tctrl 1s hello\n",
+     "d.idf:8:2: error: TG 1: 'ctrl' needs the MTG header"),
+    (TG.format(len=200).replace("\theader ditg\n", "") +
+     "\trcvr ditg 127.0.0.1\n",
+     "d.idf:7:2: error: TG 1: 'rcvr ditg' is an ITGRecv, which reads "
+     "D-ITG's header only: give 'header ditg'"),
+    (TG.format(len=200).replace("header ditg", "header d-itg"),
+     "d.idf:4:9: error: 'header' expects 'mtg' or 'ditg', got 'd-itg'"),
+]
+
+
+@pytest.mark.parametrize("text,message", ERRORS)
+def test_errors(tmp_path, text, message):
+    res = check(tmp_path, text)
+    assert res.returncode == 1
+    assert message in res.stderr, res.stderr
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as s:
+            if not s.connect_ex(("127.0.0.1", port)):
+                return
+        assert proc.poll() is None, "it exited"
+        assert time.monotonic() < deadline, f"nothing listens on {port}"
+        time.sleep(0.05)
+
+
+def test_run_sets_flows_up_with_itgrecv(tmp_path):
+    """Both TGs' flows are set up over D-ITG's signalling: the real
+    ITGRecv binds their ports (it says so); then the run stops at the
+    module, having sent nothing, and releases the connection."""
+    need("ITGRecv")
+    sig = free_port()
+    p1, p2 = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM)
+    out = tmp_path / "recv.out"
+    recv = subprocess.Popen(["ITGRecv", "-Sp", str(sig)], cwd=tmp_path,
+                            stdout=open(out, "w"), stderr=subprocess.STDOUT)
+    try:
+        # ITGRecv's signalling takes one connection at a time: the probe's
+        # (closed at once) must be over before the sender's
+        wait_listening(sig, recv)
+        time.sleep(0.5)
+        text = ""
+        for tg, port in ((1, p1), (2, p2)):
+            text += (f"tgid {tg}\n\tdev lo\n\tdst 127.0.0.1:{port}\n"
+                     f"\theader ditg\n\trcvr ditg 127.0.0.1:{sig}\n"
+                     "\tdist fixed\n\tinta 10ms\n\tpkts fixed 100\n"
+                     "\tcount 10\n")
+        (tmp_path / "d.idf").write_text(text)
+        res = subprocess.run([MTGCTL, "run", "d.idf", "--batch", "--device",
+                              NO_DEVICE], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=120)
+        deadline = time.monotonic() + 10
+        while out.read_text().count("Listening on UDP port") < 2:
+            assert time.monotonic() < deadline, out.read_text()
+            time.sleep(0.1)
+    finally:
+        recv.terminate()
+        recv.wait(timeout=30)
+    assert res.returncode == 1, res
+    assert "2 TGs agreed with 1 receiver over TSP" in res.stdout
+    assert "cannot open " + NO_DEVICE in res.stderr
+    said = out.read_text()
+    assert f"Listening on UDP port : {p1}" in said
+    assert f"Listening on UDP port : {p2}" in said
+
+
+def itgsend(port, *args):
+    return subprocess.run(["ITGSend", "-a", "127.0.0.1", "-Sdp", str(port),
+                           "-rp", "9401", "-C", "10", "-c", "100", "-t",
+                           "500", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("allowed,args,said", [
+    (None, ["-T", "UDP"],
+     "a D-ITG sender (TSP_CONNECT): not taken, D-ITG has no authentication"
+     " (mtgctl recv --allow-ditg)"),
+    ("127.0.0.2", ["-T", "UDP"], "a D-ITG sender (TSP_CONNECT): not taken"),
+    ("127.0.0.1", ["-T", "TCP"],
+     "D-ITG flow 1 to 127.0.0.1:9401 refused: protocol 1: this receiver "
+     "takes UDP (2) only"),
+    ("127.0.0.1", ["-T", "UDP", "-m", "rttm"],
+     "D-ITG flow 1 to 127.0.0.1:9401 refused: D-ITG's round-trip meter"),
+    ("127.0.0.1", ["-T", "UDP", "-p", "1"],
+     "D-ITG flow 1 to 127.0.0.1:9401 refused: payload type 1"),
+    ("127.0.0.1", ["-T", "UDP"],
+     "D-ITG flow 1 to 127.0.0.1:9401 refused: the receive path could not "
+     "be opened: " + NO_DEVICE),
+], ids=["not-allowed", "other-address", "tcp", "rttm", "short", "no-module"])
+def test_itgsend_at_recv(tmp_path, allowed, args, said):
+    """What recv says to an unmodified ITGSend: a sender it was not told
+    to let in is closed on without a word (ITGSend reads none); a flow it
+    does not take gets D-ITG's only refusal, TSP_ERR_MSG_2 (ITGSend: an
+    error on bind at the receiver); recv logs why, under valgrind, and
+    serves on."""
+    need("ITGSend")
+    tspd.key_file(tmp_path / "k")
+    opts = ["--device", NO_DEVICE] + \
+        (["--allow-ditg", allowed] if allowed else [])
+    recv = tspd.Recv(tmp_path / "k", tmp_path, *opts, valgrind=True)
+    try:
+        for _ in range(2):
+            res = itgsend(recv.port, *args)
+            assert "Finished sending" not in res.stdout or \
+                "Error" in res.stdout + res.stderr, res
+    finally:
+        rc, log = recv.stop()
+    assert rc == 0, log
+    assert log.count(said) == 2, log
+    if allowed == "127.0.0.1":
+        assert "a D-ITG sender, let in by --allow-ditg" in log
+    assert not list(tmp_path.glob("run-*")), "a run left files"
+
+
+def test_ditg_session_out_of_order(tmp_path):
+    """A D-ITG session that says what D-ITG never would: each ends it
+    (D-ITG has no error message), and recv serves the next."""
+    tspd.key_file(tmp_path / "k")
+    recv = tspd.Recv(tmp_path / "k", tmp_path, "--device", NO_DEVICE,
+                     "--allow-ditg", "127.0.0.1", valgrind=True)
+    try:
+        for body in (b"\x04\x00\x00\x00\x09",     # close of no flow
+                     b"\x11\x00\x00\x00\x01",     # CLOSED_ERR
+                     tspd.frame(0x80, tspd.HELLO_S)):  # mtg's hello, now
+            p = tspd.Peer(recv.port)
+            p.send(b"\x01")
+            assert p.read() == (2, b"")
+            p.send(body)
+            assert p.closed(), body
+        p = tspd.Peer(recv.port)
+        p.send(b"\x01")
+        assert p.read() == (2, b"")
+        p.send(b"\x0b")
+        assert p.read() == (7, b"")
+        assert p.closed()
+    finally:
+        rc, log = recv.stop()
+    assert rc == 0, log
+    assert "D-ITG sender closed flow 9, which is not open" in log
