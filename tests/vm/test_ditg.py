@@ -104,7 +104,7 @@ def test_rx_ditg_errors(link, rxs, mtg):
     s = sess.s
     cases = [dict(port=0), dict(op=3), dict(reserved=1), dict(run_id=0)]
     for kw in cases:
-        args = dict(port=PORT, run_id=7, op=abi.DITG_ADD, **kw)
+        args = {**dict(port=PORT, run_id=7, op=abi.DITG_ADD), **kw}
         with pytest.raises(OSError) as e:
             s.rx_ditg(**args)
         assert e.value.errno == errno.EINVAL, kw
@@ -159,8 +159,8 @@ def test_ditg_records_agree_with_the_wire(link, rxs):
     sess.s.rx_set_run(run_id)
     sess.s.rx_ditg(PORT, run_id=run_id)
     count, tg, length = 300, 77, 120
-    start = time.clock_gettime_ns(time.CLOCK_TAI) + LEAD_NS
     with Capture(link.b, ns=link.ns, bpf="udp") as cap:
+        start = time.clock_gettime_ns(time.CLOCK_TAI) + LEAD_NS
         sess.start(link, tg, 1, start, entries=[(2 * MS, length)],
                    stop_count=count, dst_port=PORT,
                    flags=abi.TG_FLAGS_DITG)
