@@ -17,7 +17,6 @@ senders"):
 
 import errno
 import json
-import os
 import random
 import signal
 import socket
@@ -32,50 +31,22 @@ from mtgsap.recording import Recording
 from mtgtest import tspd
 from mtgtest.ctl import MTGCTL
 from mtgtest.ditg import itgdec, need
-from mtgtest.system import ifindex, run
+from mtgtest.system import run
 from mtgtest.tg import LEAD_NS, MS, S, TgSession, new_run_id
 from mtgwitness import abi, wire
 from mtgwitness.capture import Capture
 import test_mtgctl_rx
 from test_mtgctl_rx import DRAIN, START_DELAY, dst
+import test_rx
+from test_rx import listen, read_until
 
-make_loop = test_mtgctl_rx.make_loop    # the loop's fixture, shared
+make_loop = test_mtgctl_rx.make_loop    # the fixtures, shared
+rxs = test_rx.rxs
 
 pytestmark = pytest.mark.vm
 
 PORT = 9400
 DAY = 86400 * S
-
-
-@pytest.fixture
-def rxs(mtg):
-    made = []
-
-    def make():
-        made.append(TgSession(rx_records=4096))
-        return made[-1]
-    yield make
-    for sess in made:
-        sess.close()
-
-
-def listen(sess, link):
-    fd = os.open(f"/run/netns/{link.ns}", os.O_RDONLY)
-    try:
-        return sess.s.iface_add(ifindex(link.b, link.ns), netns_fd=fd,
-                                flags=abi.IFACE_F_RX)
-    finally:
-        os.close(fd)
-
-
-def read_until(ring, want, timeout=60):
-    out, deadline = [], time.monotonic() + timeout
-    while len(out) < want:
-        out += ring.read()
-        assert time.monotonic() < deadline, f"{len(out)} of {want} records"
-        time.sleep(0.05)
-    time.sleep(0.3)
-    return out + ring.read()
 
 
 def tai_offset():
@@ -154,7 +125,7 @@ def test_ditg_records_agree_with_the_wire(link, rxs):
     number + 1 and a time of day that is the TX stamp (between the
     schedule and the capture); every record has what its frame says."""
     sess = rxs()
-    iface = listen(sess, link)
+    iface = listen(sess.s, link)
     run_id = new_run_id()
     sess.s.rx_set_run(run_id)
     sess.s.rx_ditg(PORT, run_id=run_id)
@@ -199,7 +170,7 @@ def test_ditg_port_takes_what_comes(link, rxs):
     what its bytes say (no time of day: tx_ns 0), the shorter counted
     (ditg_short) and passed on; nothing else happens."""
     sess = rxs()
-    listen(sess, link)
+    listen(sess.s, link)
     run_id = new_run_id()
     sess.s.rx_set_run(run_id)
     sess.s.rx_ditg(PORT, run_id=run_id)
