@@ -176,13 +176,13 @@ class RxStats(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint64) for name in RX_COUNTERS] + \
         [("reserved", ctypes.c_uint64 * 3)]
 
+    def as_dict(self):
+        return {name: getattr(self, name) for name in RX_COUNTERS}
+
 
 class RxDitg(ctypes.Structure):
     _fields_ = [("run_id", ctypes.c_uint32), ("port", ctypes.c_uint16),
                 ("op", ctypes.c_uint16), ("reserved", ctypes.c_uint64)]
-
-    def as_dict(self):
-        return {name: getattr(self, name) for name in RX_COUNTERS}
 
 
 class RxRec(ctypes.Structure):
