@@ -44,13 +44,13 @@ static const unsigned long known_cmds[] = {
 	MTG_IOC_TG_START, MTG_IOC_TG_KILL, MTG_IOC_TG_SUSPEND,
 	MTG_IOC_TG_RESUME, MTG_IOC_TG_SET_RATE, MTG_IOC_TG_CTRLMSG,
 	MTG_IOC_TG_STATS, MTG_IOC_RX_OFFSETS, MTG_IOC_RX_STATS,
-	MTG_IOC_RX_SET_RUN, MTG_IOC_RX_KEEP_OFFSETS,
+	MTG_IOC_RX_SET_RUN, MTG_IOC_RX_KEEP_OFFSETS, MTG_IOC_RX_DITG,
 };
 static const char *const known_names[] = {
 	"version", "alloc", "mmap_offsets", "stats", "iface_add", "iface_del",
 	"iface_info", "tg_start", "tg_kill", "tg_suspend", "tg_resume",
 	"tg_set_rate", "tg_ctrlmsg", "tg_stats", "rx_offsets", "rx_stats",
-	"rx_set_run", "rx_keep_offsets",
+	"rx_set_run", "rx_keep_offsets", "rx_ditg",
 };
 #define NR_KNOWN (sizeof(known_cmds) / sizeof(known_cmds[0]))
 
@@ -228,6 +228,13 @@ static void *pick_arg(unsigned char *buf, size_t len, unsigned long cmd)
 		}
 	} else if (cmd == MTG_IOC_RX_SET_RUN) {
 		*(uint32_t *)buf = rnd_below(2) ? 0 : (uint32_t)rnd();
+	} else if (cmd == MTG_IOC_RX_DITG) {
+		struct mtg_rx_ditg *d = (void *)buf;
+
+		/* mostly the TGs' port, where their D-ITG packets go */
+		d->port = rnd_below(4) ? 9 : (uint16_t)rnd_below(80);
+		d->op = (uint16_t)(rnd_below(8) ? 1 + rnd_below(2) : rnd_below(4));
+		d->run_id = rnd_below(4) ? (uint32_t)rnd_below(3) : (uint32_t)rnd();
 	} else if (cmd == MTG_IOC_IFACE_DEL || cmd == MTG_IOC_IFACE_INFO) {
 		*(uint32_t *)buf = picked_iface;
 	} else if (cmd == MTG_IOC_TG_START) {
