@@ -4,9 +4,8 @@ on the host's own kernel: every sender namespace has its address on one
 segment with the receiver, a datagram from a host reaches the receiver's
 namespace, the IDF it prints names the same namespaces and addresses, a
 failed `up` leaves nothing, and `down` removes every namespace it made.
-Needs root (namespaces). The thousand-host run with the module waits on
-branch hosts-vm (tests/vm/test_hosts.py) until its cost in the VM lane is
-measured."""
+Needs root (namespaces). The thousand-host run with the module is
+tests/vm/test_hosts.py (make test-full)."""
 
 import json
 import os

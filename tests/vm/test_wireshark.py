@@ -12,7 +12,12 @@ IPv6; and a run through netem corrupting 25% of the frames (one bit at a
 uniformly random place of each, kernel randomness: it cannot be seeded).
 Of 400 frames of 200 bytes, the chance that none has a bit flipped in the
 44 bytes the header CRC covers is (1 - 0.25 * 44 / 200)^400 < 1e-9: the
-test needs a corrupted header and says so if netem made none."""
+test needs a corrupted header and says so if netem made none.
+
+In make test-full: tshark under software emulation takes a minute and a
+half a capture, five minutes for the three, which make test cannot
+spend; tests/host/test_wireshark.py checks the same agreement on frames
+made by hand in every make test."""
 
 import os
 
@@ -27,7 +32,7 @@ from test_mtgctl_rx import DRAIN, START_DELAY, dst, globals_idf
 
 make_loop = test_mtgctl_rx.make_loop    # the loop's fixture, shared
 
-pytestmark = [pytest.mark.vm,
+pytestmark = [pytest.mark.vm, pytest.mark.full,
               pytest.mark.skipif(ws.TSHARK is None,
                                  reason="tshark is not installed: run "
                                  "'make deps'")]
