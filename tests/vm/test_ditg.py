@@ -31,7 +31,7 @@ from mtgsap.recording import Recording
 from mtgtest import tspd
 from mtgtest.ctl import MTGCTL
 from mtgtest.ditg import itgdec, need
-from mtgtest.system import run
+from mtgtest.system import ROOT, run
 from mtgtest.tg import LEAD_NS, MS, S, TgSession, new_run_id
 from mtgwitness import abi, wire
 from mtgwitness.capture import Capture
@@ -317,3 +317,18 @@ def test_itgsend_to_recv(make_loop, tmp_path):
     span = (int(r["tx_ns"].max()) - int(r["tx_ns"].min())) / S
     assert abs(span - d["Total time"]) <= 1e-3
     assert rec.meta["tgs"][0]["header"] == "ditg"
+
+
+def test_with_ditg_example():
+    """examples/with-ditg.sh, as a user runs it: mtg to ITGRecv (ITGDec
+    reads the packets of both flows), ITGSend to mtgctl recv (its
+    recording read by mtgsap)."""
+    need("ITGSend", "ITGRecv", "ITGDec")
+    res = run(ROOT / "examples/with-ditg.sh", check=False,
+              timeout=900)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    assert "2 TGs agreed with 1 receiver over TSP" in out
+    assert "mtgctl run exit status 0" in out
+    assert "a D-ITG sender, let in by --allow-ditg" in out
+    assert " accepted as run " in out and ": complete, " in out
