@@ -159,6 +159,17 @@ static int ctrl_prepare(struct run *r)
 	return 0;
 }
 
+/* Some TG sent a control message. */
+static bool sent_ctrl(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntgs; i++)
+		if (r->tgs[i].st.ctrl_sent)
+			return true;
+	return false;
+}
+
 /* Some TG asks its receivers to keep payloads or wrong bits' positions. */
 static bool keeps_any(const struct run *r)
 {
@@ -689,6 +700,8 @@ static int run_idf(const char *file, const char *text, const struct run_opts *o)
 	}
 	if (r.listening && listening_end(&r.ls, r.end))
 		ret = -EIO;
+	/* the run's TGs sent every control message it could receive */
+	r.ls.ctrl_events_only = !sent_ctrl(&r);
 	probes_detach(&r);
 	rsend_finish(&r.remote);
 	r.phase = "ended";

@@ -328,8 +328,11 @@ void listening_report(const struct listening *ls, FILE *out)
 		(unsigned long long)ls->st.ring_drops,
 		(unsigned long long)ls->st.foreign);
 	if (ls->st.ctrl_drops)
-		fprintf(out, ", %llu control records lost",
-			(unsigned long long)ls->st.ctrl_drops);
+		fprintf(out, ", %llu control records lost%s",
+			(unsigned long long)ls->st.ctrl_drops,
+			ls->ctrl_events_only ?
+			" (TG events only, no control message was sent: the TGs' states are read from their counters)" :
+			"");
 	if (ls->rx.payloads || ls->rx.bit_lists || ls->st.keep_drops)
 		fprintf(out, "; kept %llu payloads and %llu wrong-bit lists, %llu lost (keep ring full)",
 			(unsigned long long)ls->rx.payloads,
@@ -419,7 +422,9 @@ int listening_summary_write(const struct listening *ls, const char *path,
 
 bool listening_lost_any(const struct listening *ls)
 {
-	return ls->st.ring_drops || ls->st.ctrl_drops || ls->st.bad_consumer ||
+	return ls->st.ring_drops ||
+	       (ls->st.ctrl_drops && !ls->ctrl_events_only) ||
+	       ls->st.bad_consumer ||
 	       ls->st.keep_drops || ls->nlost ||
 	       (ls->log && logc_lost_any(ls->log));
 }

@@ -45,6 +45,10 @@ struct listening {
 	struct xdp_rx *xdp;		/* listen --xdp: the source, not rx.dev */
 	struct xdp_rx_passed passed;	/* the XDP receiver's, at the end */
 	struct mtg_rx_stats st;		/* the module's, at the end */
+	bool ctrl_events_only;		/* the control queue carried events
+					 * alone: its drops lose no data (a
+					 * run whose TGs sent no control
+					 * message) */
 	uint32_t module_lost;		/* the session's ifaces_lost, as seen */
 	size_t nlost;			/* of devs, lost */
 	const char **lost_names;	/* their names, in the order lost */

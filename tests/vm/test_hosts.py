@@ -52,10 +52,12 @@ def test_a_thousand_hosts(mtg, tmp_path):
             res = mtgctl_run(tmp_path, "--start-delay", "20", timeout=1800)
             print(f"run: {time.monotonic() - began:.1f} s")
         # A thousand TGs ending at once raise a thousand end events: the
-        # control queue (MTG_CTRL_RECORDS, 32) drops most, and says so
-        # (exit status 2). The data is whole, as below.
-        assert res.returncode == 2, res.stdout + res.stderr
-        assert "control records lost" in res.stdout, res.stdout
+        # control queue (MTG_CTRL_RECORDS, 32) drops most, and the run
+        # says so; no control message was sent, so nothing of the data
+        # is lost (below) and the exit status is 0.
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "control records lost (TG events only" in res.stdout, \
+            res.stdout
         assert cap.lossless, cap.stderr
     finally:
         began = time.monotonic()
