@@ -11,6 +11,20 @@
 #include "cmd/run.h"
 #include "rx/summary.h"
 
+/* The receivers, each once (an ITGRecv has a connection a flow). */
+static size_t hosts_of(const struct rsend *s)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < s->nrcvrs; i++) {
+		for (k = 0; k < i && strcmp(s->rcvrs[k].name, s->rcvrs[i].name);
+		     k++)
+			;
+		n += k == i;
+	}
+	return n;
+}
+
 int remote_agree(struct run *r)
 {
 	size_t i;
@@ -44,7 +58,7 @@ int remote_agree(struct run *r)
 		return -EPERM;
 	fprintf(r->say, "%zu TG%s agreed with %zu receiver%s over TSP\n",
 		r->remote.nflows, r->remote.nflows == 1 ? "" : "s",
-		r->remote.nrcvrs, r->remote.nrcvrs == 1 ? "" : "s");
+		hosts_of(&r->remote), hosts_of(&r->remote) == 1 ? "" : "s");
 	return 0;
 }
 

@@ -13,22 +13,25 @@
 #include "util/jw.h"
 #include "util/log.h"
 
+/*
+ * The receiver of a flow: an mtgctl recv's connection, one for all the
+ * flows to it; an ITGRecv gets a connection a flow, as from ITGSend's
+ * processes (it answers a close a second later, one close at a time
+ * on a connection). s->rcvrs has room for a receiver a flow: the flows
+ * keep pointers into it.
+ */
 static struct rsend_rcvr *rcvr_of(struct rsend *s, const struct idf_addr *a,
 				  bool ditg)
 {
 	struct rsend_rcvr *n;
 	size_t i;
 
-	for (i = 0; i < s->nrcvrs; i++)
+	for (i = 0; i < s->nrcvrs && !ditg; i++)
 		if (s->rcvrs[i].addr.family == a->family &&
 		    s->rcvrs[i].addr.port == a->port &&
-		    s->rcvrs[i].ditg == ditg &&
+		    !s->rcvrs[i].ditg &&
 		    !memcmp(s->rcvrs[i].addr.addr, a->addr, 16))
 			return &s->rcvrs[i];
-	n = realloc(s->rcvrs, (s->nrcvrs + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	s->rcvrs = n;
 	n = &s->rcvrs[s->nrcvrs++];
 	memset(n, 0, sizeof(*n));
 	n->addr = *a;
@@ -196,6 +199,11 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 	size_t i;
 	int ret = 0;
 
+	s->rcvrs = calloc(s->nflows, sizeof(*s->rcvrs));
+	if (!s->rcvrs) {
+		pr_err("out of memory\n");
+		return -1;
+	}
 	for (i = 0; i < s->nflows; i++)
 		keyed |= !s->flows[i].tg->rcvr_ditg;
 	/* D-ITG's signalling has no key */
@@ -209,12 +217,9 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 		if (!a.port)
 			a.port = IDF_TSP_PORT;
 		s->flows[i].rcvr = rcvr_of(s, &a, s->flows[i].tg->rcvr_ditg);
-		if (!s->flows[i].rcvr) {
-			pr_err("out of memory\n");
-			return -1;
-		}
 	}
-	for (i = 0; i < s->nrcvrs && !ret; i++) {
+	/* every receiver asked, so that every refusal is said at once */
+	for (i = 0; i < s->nrcvrs; i++) {
 		struct rsend_rcvr *c = &s->rcvrs[i];
 
 		if (c->ditg ? tsp_dial_ditg(&c->c, c->addr.family, c->addr.addr,
@@ -224,7 +229,7 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 			     &s->key, RSEND_TIMEOUT_MS, why, sizeof(why))) {
 			pr_err("%s\n", why);
 			ret = -1;
-			break;
+			continue;
 		}
 		c->up = true;
 		/* D-ITG has no time exchange (nor a T0 to tell) */
@@ -234,9 +239,10 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 			pr_err("receiver %s: no clock estimate: %s\n", c->name,
 			       why);
 			ret = -1;
-			break;
+			continue;
 		}
-		ret = request(s, c, run_id);
+		if (request(s, c, run_id))
+			ret = -1;
 	}
 	if (ret)
 		rsend_abort(s);
@@ -319,8 +325,11 @@ size_t rsend_poll(struct rsend *s)
 	return lost;
 }
 
-/* Close c's flows, one after the other, each answered by its result. */
-static void close_flows(struct rsend *s, struct rsend_rcvr *c)
+/*
+ * Close c's flows, one after the other, each answered by its result
+ * (sent: the close went already, rsend_finish's for ITGRecvs).
+ */
+static void close_flows(struct rsend *s, struct rsend_rcvr *c, bool sent)
 {
 	struct tsp_msg m = { .type = TSP_CLOSED_FLOW }, in;
 	char why[400];
@@ -332,7 +341,8 @@ static void close_flows(struct rsend *s, struct rsend_rcvr *c)
 		if (f->rcvr != c || !f->acked)
 			continue;
 		m.flow_id = f->tg->id;
-		if (tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, why, sizeof(why)))
+		if (!sent && tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, why,
+					   sizeof(why)))
 			goto lost;
 		for (;;) {
 			if (tsp_conn_recv(&c->c, &in, RSEND_TIMEOUT_MS, why,
@@ -384,8 +394,21 @@ static void release(struct rsend_rcvr *c)
 
 void rsend_finish(struct rsend *s)
 {
+	struct tsp_msg m = { .type = TSP_CLOSED_FLOW };
 	size_t i;
 
+	/* ITGRecvs wait a second before each answer: all closed at once */
+	for (i = 0; i < s->nflows; i++) {
+		struct rsend_rcvr *c = s->flows[i].rcvr;
+
+		m.flow_id = s->flows[i].tg->id;
+		if (c && c->ditg && c->up && s->flows[i].acked &&
+		    tsp_conn_send(&c->c, &m, RSEND_TIMEOUT_MS, c->why,
+				  sizeof(c->why))) {
+			c->up = false;
+			c->lost = true;
+		}
+	}
 	for (i = 0; i < s->nrcvrs; i++) {
 		struct rsend_rcvr *c = &s->rcvrs[i];
 		char why[400];
@@ -396,7 +419,7 @@ void rsend_finish(struct rsend *s)
 						why, sizeof(why)))
 			pr_warn("receiver %s: no clock estimate at the end: %s\n",
 				c->name, why);
-		close_flows(s, c);
+		close_flows(s, c, c->ditg);
 		release(c);
 	}
 	for (i = 0; i < s->nflows; i++) {

@@ -269,3 +269,30 @@ def test_clock_estimate_finds_an_injected_offset(tmp_path, keys, shift_ms):
     assert m, res.stdout + res.stderr
     offset, uncertainty = int(m.group(1)), int(m.group(2))
     assert abs(offset - shift_ms * 10**6) <= uncertainty, m.group(0)
+
+
+def test_two_receivers(tmp_path, keys):
+    """TGs of one run to two receivers: each is asked for its own flow
+    (the sender, under valgrind, reads nothing freed), and both refusals
+    (bind: no module here) are said."""
+    a = tspd.Recv(tmp_path / "a.key", tmp_path, "--device", NO_DEVICE)
+    b = tspd.Recv(tmp_path / "a.key", tmp_path, "--device", NO_DEVICE)
+    try:
+        text = "key a.key\n"
+        for tg, port in ((1, a.port), (2, b.port), (3, a.port)):
+            text += (f"tgid {tg}\n\tdist fixed\n\tpkts fixed 200\n"
+                     f"\tthro 1M\n\ttime relative 0 1s\n\tdev lo\n"
+                     f"\tdst 127.0.0.1:{5000 + tg}\n"
+                     f"\trcvr 127.0.0.1:{port}\n")
+        (tmp_path / "two.idf").write_text(text)
+        res = subprocess.run(
+            ["valgrind", "-q", "--error-exitcode=99", MTGCTL, "run",
+             "two.idf", "--batch"], cwd=tmp_path, capture_output=True,
+            text=True, timeout=300)
+    finally:
+        a.stop()
+        b.stop()
+    assert res.returncode == 1, res.stderr
+    for tg, port in ((1, a.port), (2, b.port)):
+        assert f"TG {tg}: receiver 127.0.0.1:{port} refused the flow " \
+            "(bind)" in res.stderr, res.stderr
