@@ -5,10 +5,13 @@
 # namespaces PREFIX1..PREFIXN, each with an eth0 joined by veth to a bridge
 # in PREFIX-rt, and a receiver namespace PREFIX-rx behind the bridge's port
 # "rx", where netem may shape what reaches the receiver. One L2 segment,
-# 10.0.0.0/8: host n is 10.(n/250).(n%250).1, the receiver 10.255.0.1 with
-# the MAC address RX_MAC, which the bridge knows from the start and the
-# IDF names: on a segment of N hosts every broadcast is N copies, so no
-# ARP, and no IPv6 autoconfiguration (its solicitations are multicast).
+# 10.0.0.0/8: host n is 10.(n/250).(n%250).1 with the MAC address
+# 02:6d:74:67:(n/256):(n%256), the receiver 10.255.0.1 with RX_MAC. On a
+# segment of N hosts every broadcast is N copies, so nothing is left to
+# learn: the bridge knows every MAC from the start, each host knows the
+# receiver's (for sockets; the IDF names it for mtg's TGs) and the
+# receiver every host's, so no ARP; and no IPv6 autoconfiguration (its
+# solicitations are multicast).
 #
 #   examples/hosts.sh up N [--prefix P] [--netem "delay 5ms loss 1%"]
 #   examples/hosts.sh idf N [--prefix P] [--port BASE]  (an IDF for mtgctl)
@@ -70,6 +73,10 @@ host_addr() {
 	echo "10.$(($1 / 250)).$(($1 % 250)).1"
 }
 
+host_mac() {
+	printf '02:6d:74:67:%02x:%02x' $(($1 / 256)) $(($1 % 256))
+}
+
 case $cmd in
 idf)
 	# the same topology as `up`, as one range (Documentation/idf.rst)
@@ -120,17 +127,30 @@ up)
 		done
 	} > "$batch"
 	ip -n "$rt" -batch "$batch"
-	bridge -n "$rt" fdb add "$RX_MAC" dev rx master static
+	{
+		echo "fdb add $RX_MAC dev rx master static"
+		for ((i = 1; i <= n; i++)); do
+			echo "fdb add $(host_mac "$i") dev $prefix$i master static"
+		done
+	} > "$batch"
+	bridge -n "$rt" -batch "$batch"
 	# shellcheck disable=SC2086 # netem's options are words
 	[ -z "$netem" ] || tc -n "$rt" qdisc add dev rx root netem $netem
-	printf '%s\n' "link set lo up" "link set eth0 address $RX_MAC" \
-		"link set eth0 addrgenmode none" \
-		"addr add 10.255.0.1/8 dev eth0" \
-		"link set eth0 up" | ip -n "$rx" -batch -
+	{
+		printf '%s\n' "link set lo up" "link set eth0 address $RX_MAC" \
+			"link set eth0 addrgenmode none" \
+			"addr add 10.255.0.1/8 dev eth0" "link set eth0 up"
+		for ((i = 1; i <= n; i++)); do
+			echo "neigh replace $(host_addr "$i") lladdr $(host_mac "$i") dev eth0 nud permanent"
+		done
+	} > "$batch"
+	ip -n "$rx" -batch "$batch"
 	for ((i = 1; i <= n; i++)); do
 		printf '%s\n' "link set lo up" "link set eth0 addrgenmode none" \
-			"addr add $(host_addr "$i")/8 dev eth0" \
-			"link set eth0 up" | ip -n "$prefix$i" -batch -
+			"link set eth0 address $(host_mac "$i")" \
+			"addr add $(host_addr "$i")/8 dev eth0" "link set eth0 up" \
+			"neigh replace 10.255.0.1 lladdr $RX_MAC dev eth0 nud permanent" |
+			ip -n "$prefix$i" -batch -
 	done
 	end=$(date +%s%N)
 	printf 'hosts.sh: %d hosts up in %s s (%s1..%s%d, bridge in %s, receiver %s at 10.255.0.1%s)\n' \

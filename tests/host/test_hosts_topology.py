@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """examples/hosts.sh, the many-hosts topology (Documentation/hosts.rst),
-on the host's own kernel: every sender namespace has its address on one
-segment with the receiver, a datagram from a host reaches the receiver's
+on the host's own kernel: every sender namespace has its address and MAC
+on one segment with the receiver, every MAC known to the bridge and every
+address to the ends that need it (no ARP), a datagram from a host reaches
+the receiver's
 namespace, the IDF it prints names the same namespaces and addresses, a
 failed `up` leaves nothing, and `down` removes every namespace it made.
 Needs root (namespaces). The thousand-host run with the module is
@@ -89,6 +91,26 @@ def test_up_send_idf_down(topo, mtgctl, tmp_path):
                           "dev", "rx"], capture_output=True, text=True,
                          check=True).stdout
     assert f"{rx_link['address']} master br0 static" in fdb
+    # and every host's: host n's MAC is 02:6d:74:67:(n/256):(n%256), the
+    # bridge knows it, the receiver knows it and each host the receiver's
+    for i in (1, 7, 30):
+        mac = f"02:6d:74:67:{i // 256:02x}:{i % 256:02x}"
+        link = json.loads(subprocess.run(
+            ["ip", "-n", f"{PREFIX}{i}", "-j", "link", "show", "eth0"],
+            capture_output=True, text=True, check=True).stdout)[0]
+        assert link["address"] == mac
+        port = subprocess.run(["bridge", "-n", f"{PREFIX}-rt", "fdb", "show",
+                               "dev", f"{PREFIX}{i}"], capture_output=True,
+                              text=True, check=True).stdout
+        assert f"{mac} master br0 static" in port
+        rx_neigh = subprocess.run(
+            ["ip", "-n", f"{PREFIX}-rx", "neigh", "show", f"10.0.{i}.1"],
+            capture_output=True, text=True, check=True).stdout
+        assert f"lladdr {mac} PERMANENT" in rx_neigh
+        host_neigh = subprocess.run(
+            ["ip", "-n", f"{PREFIX}{i}", "neigh", "show", "10.255.0.1"],
+            capture_output=True, text=True, check=True).stdout
+        assert f"lladdr {rx_link['address']} PERMANENT" in host_neigh
     for ns in (f"{PREFIX}1", f"{PREFIX}-rx", f"{PREFIX}-rt"):
         v6 = subprocess.run(["ip", "-n", ns, "-6", "-j", "addr", "show"],
                             capture_output=True, text=True, check=True).stdout
