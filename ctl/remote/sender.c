@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "idf/idf.h"
@@ -192,11 +193,62 @@ static int request(struct rsend *s, struct rsend_rcvr *c, uint32_t run_id)
 	return ret;
 }
 
+static bool same_endpoint(const struct rsend_rcvr *a,
+			  const struct rsend_rcvr *b)
+{
+	return a->ditg == b->ditg && a->addr.family == b->addr.family &&
+	       a->addr.port == b->addr.port &&
+	       !memcmp(a->addr.addr, b->addr.addr, 16);
+}
+
+/*
+ * An ITGRecv (2.8.1) keeps each signalling connection of its life in a
+ * fixed array of MAX_NUM_THREAD (400) slots that it never reuses: the
+ * 401st overruns its stack (it dies). Each flow here is a connection.
+ */
+static int ditg_within_limit(const struct rsend *s)
+{
+	size_t i, j, n;
+	int ret = 0;
+
+	for (i = 0; i < s->nrcvrs; i++) {
+		if (!s->rcvrs[i].ditg)
+			continue;
+		for (j = 0; j < i && !same_endpoint(&s->rcvrs[i],
+						    &s->rcvrs[j]); j++)
+			;
+		if (j < i)
+			continue;	/* counted with its first */
+		for (n = 0, j = i; j < s->nrcvrs; j++)
+			n += same_endpoint(&s->rcvrs[i], &s->rcvrs[j]);
+		if (n > RSEND_DITG_CONNS) {
+			pr_err("%zu flows to the ITGRecv at %s: an ITGRecv takes at most %d signalling connections in its life (its fixed table of MAX_NUM_THREAD; the next overruns its stack) and each flow has one; split the flows among ITGRecvs (ITGRecv -Sp PORT, rcvr ditg ADDR:PORT), and start an ITGRecv again after %d flows in all\n",
+			       n, s->rcvrs[i].name, RSEND_DITG_CONNS,
+			       RSEND_DITG_CONNS);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/* A connection a receiver, and some to spare: raise the soft limit. */
+static void enough_files(size_t nrcvrs)
+{
+	struct rlimit rl;
+	rlim_t want = nrcvrs + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+		      want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);	/* short: a connection says EMFILE */
+}
+
 int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 {
 	bool keyed = false;
+	size_t i, j, unasked;
 	char why[400];
-	size_t i;
 	int ret = 0;
 
 	s->rcvrs = calloc(s->nflows, sizeof(*s->rcvrs));
@@ -218,16 +270,36 @@ int rsend_agree(struct rsend *s, const char *key_path, uint32_t run_id)
 			a.port = IDF_TSP_PORT;
 		s->flows[i].rcvr = rcvr_of(s, &a, s->flows[i].tg->rcvr_ditg);
 	}
+	if (ditg_within_limit(s)) {
+		rsend_abort(s);
+		return -1;
+	}
+	enough_files(s->nrcvrs);
 	/* every receiver asked, so that every refusal is said at once */
 	for (i = 0; i < s->nrcvrs; i++) {
 		struct rsend_rcvr *c = &s->rcvrs[i];
 
+		/* an ITGRecv that could not be reached is not tried again */
+		for (j = 0; j < i && !(s->rcvrs[j].failed &&
+				       same_endpoint(c, &s->rcvrs[j])); j++)
+			;
+		if (j < i) {
+			c->failed = true;
+			continue;
+		}
 		if (c->ditg ? tsp_dial_ditg(&c->c, c->addr.family, c->addr.addr,
 					    c->addr.port, RSEND_TIMEOUT_MS, why,
 					    sizeof(why)) :
 		    tsp_dial(&c->c, c->addr.family, c->addr.addr, c->addr.port,
 			     &s->key, RSEND_TIMEOUT_MS, why, sizeof(why))) {
-			pr_err("%s\n", why);
+			for (unasked = 0, j = i + 1; j < s->nrcvrs; j++)
+				unasked += same_endpoint(c, &s->rcvrs[j]);
+			if (unasked)
+				pr_err("%s (and %zu more flows to it, not tried)\n",
+				       why, unasked);
+			else
+				pr_err("%s\n", why);
+			c->failed = true;
 			ret = -1;
 			continue;
 		}

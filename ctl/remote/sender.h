@@ -19,6 +19,7 @@
 #include "tsp/conn.h"
 
 #define RSEND_TIMEOUT_MS	10000	/* a receiver's answer, at most */
+#define RSEND_DITG_CONNS	400	/* an ITGRecv's connections in its life */
 
 struct rsend_rcvr {
 	struct idf_addr addr;		/* port set */
@@ -26,6 +27,7 @@ struct rsend_rcvr {
 	struct tsp_conn c;
 	bool ditg;			/* an ITGRecv: D-ITG's signalling */
 	bool up;			/* authenticated, not gone */
+	bool failed;			/* not reached (or same as one not) */
 	struct tsp_clock setup;		/* its clock, before the run */
 	struct tsp_clock teardown;	/* and after */
 	bool lost;			/* went away in the run */

@@ -190,9 +190,10 @@ int tsp_conn_recv(struct tsp_conn *c, struct tsp_msg *m, int timeout_ms,
 	}
 }
 
+/* refused: what to look for at the other end (hint, said in why) */
 static int connect_to(int family, const uint8_t *addr, uint16_t port,
-		      int timeout_ms, char *peer, size_t psize, char *why,
-		      size_t len)
+		      int timeout_ms, const char *refused, char *peer,
+		      size_t psize, char *why, size_t len)
 {
 	struct sockaddr_storage ss = { 0 };
 	struct sockaddr_in6 *s6 = (void *)&ss;
@@ -226,9 +227,11 @@ static int connect_to(int family, const uint8_t *addr, uint16_t port,
 	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el))
 		err = errno;
 	if (err) {
-		snprintf(why, len, "cannot connect to the receiver %s: %s%s",
-			 peer, strerror(err), err == ECONNREFUSED ?
-			 " (is `mtgctl recv` running there?)" : "");
+		snprintf(why, len, "cannot connect to the receiver %s: %s%s%s%s",
+			 peer, strerror(err),
+			 err == ECONNREFUSED ? " (is " : "",
+			 err == ECONNREFUSED ? refused : "",
+			 err == ECONNREFUSED ? " running there?)" : "");
 		close(fd);
 		return -1;
 	}
@@ -257,8 +260,8 @@ static int dial(struct tsp_conn *c, int family, const uint8_t *addr,
 	char peer[TSP_PEER_NAME], w[200];
 	int fd, ret = -1;
 
-	fd = connect_to(family, addr, port, timeout_ms, peer, sizeof(peer),
-			why, len);
+	fd = connect_to(family, addr, port, timeout_ms, "`mtgctl recv`", peer,
+			sizeof(peer), why, len);
 	if (fd < 0) {
 		tsp_conn_init(c, -1, TSP_FROM_SENDER, peer);
 		return -1;
@@ -343,8 +346,8 @@ int tsp_dial_ditg(struct tsp_conn *c, int family, const uint8_t *addr,
 	char peer[TSP_PEER_NAME], w[200];
 	int fd;
 
-	fd = connect_to(family, addr, port, timeout_ms, peer, sizeof(peer),
-			why, len);
+	fd = connect_to(family, addr, port, timeout_ms, "ITGRecv", peer,
+			sizeof(peer), why, len);
 	tsp_conn_init(c, fd, TSP_FROM_SENDER, peer);
 	if (fd < 0)
 		return -1;

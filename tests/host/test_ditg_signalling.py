@@ -9,6 +9,7 @@ senders it was not told to let in. What flows once set up is
 tests/vm/test_ditg.py's."""
 
 import json
+import resource
 import socket
 import subprocess
 import time
@@ -127,6 +128,74 @@ def test_run_sets_flows_up_with_itgrecv(tmp_path):
     said = out.read_text()
     assert f"Listening on UDP port : {p1}" in said
     assert f"Listening on UDP port : {p2}" in said
+
+
+def many_flows(tmp_path, n, rcvr):
+    (tmp_path / "d.idf").write_text(
+        "dev lo\ndist fixed\ninta 10ms\npkts fixed 100\ncount 10\n"
+        f"header ditg\ntgid 1-{n}\n    dst 127.0.0.1:{{20000 + n}}\n"
+        f"    rcvr ditg {rcvr}\n")
+    return subprocess.run([MTGCTL, "run", "d.idf", "--batch", "--device",
+                           NO_DEVICE], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_an_itgrecv_takes_400_connections(tmp_path):
+    """An ITGRecv dies at its 401st signalling connection (a fixed table
+    it never reuses), and each flow is one: more than 400 flows to one
+    ITGRecv are refused before any is asked; split by a template, each
+    ITGRecv gets its share. Nothing listens here: the refusal comes first,
+    and an ITGRecv that cannot be reached is said once, not once a flow."""
+    port = free_port()
+    res = many_flows(tmp_path, 401, f"127.0.0.1:{port}")
+    assert res.returncode == 1
+    assert res.stderr.startswith(
+        f"mtgctl: 401 flows to the ITGRecv at 127.0.0.1:{port}: an ITGRecv "
+        "takes at most 400 signalling connections in its life"), res.stderr
+    assert "cannot connect" not in res.stderr
+    # no wildcard listener has the port (free_port bound it): none on
+    # 127.0.0.2 and .3 either
+    res = many_flows(tmp_path, 401, "127.0.0.{2 + (n - 1) / 201}:%d" % port)
+    assert res.returncode == 1
+    assert res.stderr.splitlines()[:3] == [
+        f"mtgctl: cannot connect to the receiver 127.0.0.2:{port}: "
+        "Connection refused (is ITGRecv running there?) (and 200 more "
+        "flows to it, not tried)",
+        f"mtgctl: cannot connect to the receiver 127.0.0.3:{port}: "
+        "Connection refused (is ITGRecv running there?) (and 199 more "
+        "flows to it, not tried)",
+        "d.idf: nothing started"], res.stderr
+
+
+def test_more_flows_than_the_soft_file_limit(tmp_path):
+    """A connection a flow: with a soft limit of 64 files (the hard one
+    higher), 100 flows still agree with a real ITGRecv: mtgctl raises its
+    soft limit as far as the hard one lets it."""
+    need("ITGRecv")
+    sig = free_port()
+    recv = subprocess.Popen(["ITGRecv", "-Sp", str(sig)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    assert hard == resource.RLIM_INFINITY or hard > 400
+    try:
+        wait_listening(sig, recv)
+        time.sleep(0.5)
+        (tmp_path / "d.idf").write_text(
+            "dev lo\ndist fixed\ninta 10ms\npkts fixed 100\ncount 10\n"
+            f"header ditg\ntgid 1-100\n    dst 127.0.0.1:{{20000 + n}}\n"
+            f"    rcvr ditg 127.0.0.1:{sig}\n")
+        res = subprocess.run(
+            [MTGCTL, "run", "d.idf", "--batch", "--device", NO_DEVICE],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
+                                                  (64, hard)))
+    finally:
+        recv.terminate()
+        recv.wait(timeout=30)
+    assert res.returncode == 1, res
+    assert "100 TGs agreed with 1 receiver over TSP" in res.stdout, res
+    assert "cannot open " + NO_DEVICE in res.stderr
 
 
 def itgsend(port, *args):
