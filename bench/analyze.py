@@ -34,11 +34,12 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from mtgwitness import wire  # noqa: E402
+import guest_hosts  # noqa: E402  (bench/: its constants)
 
 PCTS = {"p50": 50, "p99": 99, "p999": 99.9, "max": 100}
 # The VM parts of a run (MTG_BENCH_PARTS), and the repetitions a full run
 # has: only a full run is the day's results and bench/report.md.
-ALL_PARTS = ("precision", "rate", "scaling", "recording", "profile")
+ALL_PARTS = ("precision", "rate", "scaling", "recording", "profile", "hosts")
 FULL_REPS = 3
 HDR = wire.HDR_STRUCT
 
@@ -298,9 +299,65 @@ def analyze(raw):
             basic_vs_numpy=spread([r["basic_s"] / r["numpy_sum_s"]
                                    for r in reps]),
             cli_s=spread([r["cli_s"] for r in reps]))
+    hosts(raw, runs, fig)
     fig["ratios"] = ratios(fig)
     fig["targets"] = targets(fig)
     return fig
+
+
+HOSTS_FIELDS = ["loss", "aggregate_pps", "fairness", "h1_error_ns.p50",
+                "h1_error_ns.p99", "cpu0_s", "cpu1_s", "mem_mib", "setup_s",
+                "received", "offered"]
+
+
+def hosts_run(raw, r):
+    """The figures of one run of the hosts part (bench/guest_hosts.py):
+    loss against what was offered (every host's count), the aggregate
+    rate at the receiver (received over the span of arrivals), fairness
+    (the fewest packets a host got through over the most: per-host rates
+    over the same run), host 1's inter-departure error on its interface
+    against the period asked, the CPUs' busy time, memory, set-up."""
+    n, rate = r["hosts"], r["rate"]
+    recv = np.asarray(r["received"], np.int64)
+    out = dict(series=r["series"], tool=r["tool"], hosts=n, rep=r["rep"],
+               payload=r["payload"],
+               payload_asked=r.get("payload_asked", r["payload"]),
+               rate=rate, offered=n * r["count"], received=int(recv.sum()))
+    out["loss"] = 1 - out["received"] / out["offered"]
+    first = [f for f in r["first_ns"] if f is not None]
+    last = [x for x in r["last_ns"] if x is not None]
+    span = max(last) - min(first) if first else 0
+    out["aggregate_pps"] = out["received"] * 1e9 / span if span > 0 else None
+    out["fairness"] = float(recv.min() / recv.max()) if recv.max() else None
+    busy = r["meter"]["cpu_busy_s"]
+    out["cpu0_s"] = busy.get("0", busy.get(0))
+    out["cpu1_s"] = busy.get("1", busy.get(1))
+    out["wall_s"] = r["meter"]["wall_ns"] / 1e9
+    out["mem_mib"] = r["mem_used_kib"] / 1024
+    out["setup_s"] = r.get("setup_s")
+    frames = frames_to(raw / f"{r['name']}-h1.pcap",
+                       guest_hosts.BASE_PORT + 1)
+    out["h1_frames"] = len(frames)
+    if len(frames) > 2:
+        ts = np.array([f[0] for f in frames], np.int64)
+        out["h1_error_ns"] = pct(gap_error(ts, period=1e9 / rate))
+    if r.get("start_delay_s") is not None:
+        out["start_delay_s"] = r["start_delay_s"]
+    return out
+
+
+def hosts(raw, runs, fig):
+    rows = [hosts_run(raw, r) for r in runs if r["kind"] == "hosts"]
+    fig["hosts_runs"] = rows
+    fig["hosts"] = summarize([r for r in rows if r["series"] == "n"],
+                             ["hosts", "tool"], HOSTS_FIELDS)
+    fig["hosts_payload"] = summarize(
+        [r for r in rows if r["series"] == "payload"],
+        ["payload_asked", "tool"], HOSTS_FIELDS)
+    fig["hosts_up"] = summarize([r for r in runs if r["kind"] == "hosts-up"],
+                                ["hosts"], ["seconds"])
+    fig["hosts_ceiling"] = [{k: v for k, v in r.items() if k != "pktgen"}
+                            for r in runs if r["kind"] == "hosts-ceiling"]
 
 
 PERF_PROGRAM = re.compile(r"^\s+([\d.]+)%\s+(\S+)\s+(\S+)\s*$")
@@ -379,6 +436,14 @@ def ratios(fig):
             a = med(fig["rate"], "pps", length=length, tool="mtg")
             b = med(fig["rate"], "pps", length=length, tool=peer)
             out[f"rate_{length}_mtg_vs_{peer}"] = a / b if a and b else None
+    for e in fig.get("hosts") or []:
+        if e["tool"] != "mtg":
+            continue
+        for peer in ("ditg", "mtg-itgrecv"):
+            a = med(fig["hosts"], "cpu0_s", hosts=e["hosts"], tool="mtg")
+            b = med(fig["hosts"], "cpu0_s", hosts=e["hosts"], tool=peer)
+            out[f"hosts_{e['hosts']}_cpu0_mtg_vs_{peer}"] = \
+                a / b if a is not None and b else None
     return out
 
 
@@ -437,11 +502,39 @@ def targets(fig):
         low, 20e6, low is not None and low >= 20e6,
         "slowest model's timetable entries per second per core (median); "
         "every model in generation")
+    t.update(hosts_targets(fig))
     a = fig.get("analysis")
     v = a["basic_vs_numpy"]["median"] if a else None
     t["mtgsap_basic_vs_memory_bandwidth"] = target(
         v, 2.0, v is not None and v <= 2.0,
         "time of mtgsap's basic statistics / numpy summing the same bytes")
+    return t
+
+
+def hosts_targets(fig):
+    """Seed 004's comparison: mtg (its own receiver) against one ITGSend
+    a host, at the same offered load (medians over repetitions)."""
+    h = fig.get("hosts") or []
+    ns = sorted({e["hosts"] for e in h})
+    loss = {(e["hosts"], e["tool"]): e["loss"]["median"] for e in h
+            if e.get("loss")}
+    easy = [n for n in ns if loss.get((n, "ditg"), 1) < 0.01 and
+            (n, "mtg") in loss]
+    worst = max((loss[(n, "mtg")] for n in easy), default=None)
+    t = {"hosts_mtg_lossless_where_ditg_below_1pct": target(
+        worst, 0, worst == 0,
+        "mtg's worst loss over the numbers of hosts where D-ITG (an "
+        "ITGSend a host) lost less than 1 %: "
+        f"{', '.join(map(str, easy)) or 'none'}")}
+    hard = next((n for n in ns if loss.get((n, "ditg"), 0) > 0.1), None)
+    v = None
+    if hard is not None and (hard, "mtg") in loss:
+        v = loss[(hard, "mtg")] / loss[(hard, "ditg")]
+    t["hosts_mtg_loss_where_ditg_passes_10pct"] = target(
+        v, 0.1, v is not None and v <= 0.1,
+        "mtg's loss / D-ITG's at the fewest hosts where D-ITG lost more "
+        "than 10 %" + (f" ({hard} hosts)" if hard is not None else
+                       ": D-ITG never did, nothing to compare"))
     return t
 
 

@@ -33,6 +33,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from mtgwitness.capture import Capture  # noqa: E402
+import guest_hosts  # noqa: E402  (bench/, beside this file)
 
 NS = "bench-rx"
 TX, RX = "v0", "v1"
@@ -636,6 +637,7 @@ def main():
                  for cmd in (["ITGRecv"], ["iperf3", "-s"])]
     time.sleep(3)
     results = []
+    hosts_state = {}
     try:
         for rep in range(plan["reps"]):
             if "precision" in plan["parts"]:
@@ -650,6 +652,9 @@ def main():
                 results += recording(out, plan, best, rep)
             if "profile" in plan["parts"] and rep == 0:
                 results += profile(out, plan, mac, best)
+            if "hosts" in plan["parts"]:
+                results += guest_hosts.hosts(sys.modules[__name__], out, plan,
+                                             rep, hosts_state)
             write(out / "runs.json", json.dumps(results, indent=1))
     finally:
         for p in receivers:

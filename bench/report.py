@@ -76,6 +76,103 @@ def plot_bars(rows, key, value, path, xlabel, title, log=False):
     return path
 
 
+HOST_TOOLS = ["mtg", "mtg-itgrecv", "ditg"]
+
+
+def plot_hosts(fig, path):
+    """Seed 004's Figs. 2-3: loss and the sending CPU against N; and the
+    sending CPU against the payload."""
+    series = [(fig.get("hosts") or [], "hosts", "emulated hosts", True),
+              (fig.get("hosts_payload") or [], "payload_asked",
+               "UDP payload asked (B)", False)]
+    panels = [(rows, key, xl, log, field, yl)
+              for rows, key, xl, log in series if rows
+              for field, yl in (("loss", "loss (%)"),
+                                ("cpu0_s", "sending CPU busy (s)"))
+              if not (key == "payload_asked" and field == "loss")]
+    if not panels:
+        return None
+    f, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.8),
+                           squeeze=False)
+    for ax, (rows, key, xl, log, field, yl) in zip(axes[0], panels):
+        for tool in HOST_TOOLS:
+            pts = sorted((e[key], e[field]["median"] * (100 if field ==
+                                                         "loss" else 1))
+                         for e in rows if e["tool"] == tool and e.get(field))
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=tool)
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel(xl)
+        ax.set_ylabel(yl)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    f.tight_layout()
+    f.savefig(path)
+    plt.close(f)
+    return path
+
+
+def hosts_lines(fig, rel, plots):
+    plan = fig["plan"]
+    ceil = (fig.get("hosts_ceiling") or [None])[0]
+    rate = ceil["rate"] if ceil else None
+    lines = ["", "## Many hosts", "",
+             "Seed 004's experiment (bench/guest_hosts.py, "
+             "Documentation/hosts.rst): N hosts, each a namespace of "
+             "examples/hosts.sh on one bridge, sending to one receiver "
+             "namespace, each at the same rate for "
+             f"{plan.get('hosts_seconds')} s. `mtg`: one session, a TG a "
+             "host, recorded by its own receive path (88-byte UDP payloads, "
+             "the MTG header); `ditg`: one ITGSend a host (64 bytes) to "
+             "ITGRecvs; `mtg-itgrecv`: mtg's TGs with D-ITG's header to the "
+             "same ITGRecvs (64 bytes). Senders on CPU 0, receivers on "
+             "CPU 1. Loss: 1 − received / offered (every host's count); "
+             "aggregate: received over the span of arrivals; fairness: the "
+             "fewest packets a host got through / the most; host 1's "
+             "inter-departure error on its own interface against the "
+             "period asked; memory: MemAvailable's largest drop during the "
+             "run; set-up: launch to the last host's first packet at the "
+             "receiver (mtg's includes its start delay, "
+             "2 s + 20 ms a TG, chosen for TCG)."]
+    if ceil:
+        lines += ["", f"Ceiling of the topology (pktgen from host 1, "
+                  f"64-byte payloads, what reached the receiver): "
+                  f"{ceil['pps']:,.0f} frames/s; per-host rate "
+                  f"{rate:,} packets/s ({plan.get('hosts_load')} × the "
+                  f"ceiling at {max(plan.get('hosts_n') or [0]):,} hosts)."]
+    hp = plot_hosts(fig, plots / "hosts.png")
+    if hp:
+        lines += ["", f"![hosts]({rel}/hosts.png)"]
+    lines += ["", "| hosts | tool | offered/s | loss | aggregate/s | "
+              "fairness | host 1 error p50 µs | p99 | CPU 0 s | CPU 1 s | "
+              "memory MiB | set-up s |", "|" + "---|" * 12]
+    for e in fig.get("hosts") or []:
+        offered = "–" if rate is None else f"{e['hosts'] * rate:,}"
+        lines.append(
+            f"| {e['hosts']:,} | {e['tool']} | {offered} | "
+            f"{m(e, 'loss', 100, '{:.2f}%')} | "
+            f"{m(e, 'aggregate_pps', 1, '{:,.0f}')} | "
+            f"{m(e, 'fairness', 1, '{:.3f}')} | "
+            f"{m(e, 'h1_error_ns.p50', 1e-3)} | "
+            f"{m(e, 'h1_error_ns.p99', 1e-3)} | {m(e, 'cpu0_s')} | "
+            f"{m(e, 'cpu1_s')} | {m(e, 'mem_mib', 1, '{:,.0f}')} | "
+            f"{m(e, 'setup_s')} |")
+    lines += ["", f"{plan.get('hosts_payload_n')} hosts at the same rate, "
+              "UDP payloads asked from 64 to 1472 bytes (mtg's at least 88):",
+              "", "| payload | tool | loss | CPU 0 s | CPU 1 s | memory MiB |",
+              "|---|---|---|---|---|---|"]
+    for e in fig.get("hosts_payload") or []:
+        lines.append(f"| {e['payload_asked']} | {e['tool']} | "
+                     f"{m(e, 'loss', 100, '{:.2f}%')} | {m(e, 'cpu0_s')} | "
+                     f"{m(e, 'cpu1_s')} | {m(e, 'mem_mib', 1, '{:,.0f}')} |")
+    lines += ["", "Building the topology (`examples/hosts.sh up N`):", "",
+              "| hosts | seconds |", "|---|---|"]
+    for e in fig.get("hosts_up") or []:
+        lines.append(f"| {e['hosts']:,} | {m(e, 'seconds')} |")
+    return lines
+
+
 def write(fig, plots, report, results_rel):
     plots.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(plots, report.parent)
@@ -215,6 +312,8 @@ def write(fig, plots, report, results_rel):
                   f"{m(a, 'basic_vs_numpy', 1, '{:.2f}')} |",
                   f"| `mtgsap stats FILE owd` (whole command), s | "
                   f"{m(a, 'cli_s', 1, '{:.2f}')} |"]
+    if fig.get("hosts") or fig.get("hosts_payload"):
+        lines += hosts_lines(fig, rel, plots)
     if fig.get("profiles"):
         lines += ["", "## Profiles", "",
                   "`perf record -e cpu-clock -a` around one run of each case "

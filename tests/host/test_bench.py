@@ -19,6 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import analyze  # noqa: E402
 import guest  # noqa: E402
+import guest_hosts  # noqa: E402
 import report  # noqa: E402
 
 T0 = 1_800_000_000 * 10**9
@@ -312,11 +313,100 @@ def test_perf_shares_and_the_profile_section(tmp_path):
     assert "```\n    12.75%  [k] memcpy_orig\n" in text
 
 
+def hosts_raw(tmp_path, tool="ditg"):
+    """A run of the hosts part: 3 hosts asked for 10 packets each at 100/s;
+    host 1's frames left its interface 10.1, 9.9 and 10.3 ms apart."""
+    port = guest_hosts.BASE_PORT + 1
+    stamps = [0, 10_100_000, 20_000_000, 30_300_000]
+    frames = [(T0 + t, wire.build_frame("10.0.1.1", "10.255.0.1", 9, port,
+                                        b"x" * 64)) for t in stamps]
+    frames.append((T0 + 5, wire.build_frame("10.0.1.1", "10.255.0.1", 9,
+                                            port + 1, b"other host")))
+    pcap(tmp_path / "h-h1.pcap", frames)
+    return dict(kind="hosts", series="n", tool=tool, hosts=3, rate=100,
+                count=10, payload=64, payload_asked=64, rep=0, name="h",
+                received=[10, 8, 5], first_ns=[T0, T0 + 10**6, T0 + 2 * 10**6],
+                last_ns=[T0 + 10**8, T0 + 12 * 10**7, T0 + 5 * 10**7],
+                setup_s=1.25, mem_used_kib=2048, meter=meter())
+
+
+def test_hosts_run_figures(tmp_path):
+    got = analyze.hosts_run(tmp_path, hosts_raw(tmp_path))
+    assert (got["offered"], got["received"]) == (30, 23)
+    assert got["loss"] == pytest.approx(7 / 30)
+    # 23 packets from the first arrival to the last, 120 ms
+    assert got["aggregate_pps"] == pytest.approx(23 / 0.12)
+    assert got["fairness"] == pytest.approx(0.5)
+    assert got["h1_frames"] == 4
+    assert got["h1_error_ns"] == analyze.pct([100_000, 100_000, 300_000])
+    assert (got["cpu0_s"], got["cpu1_s"], got["mem_mib"], got["setup_s"]) \
+        == (1.5, 0.2, 2.0, 1.25)
+    # a host that got nothing through: fairness 0, no set-up time
+    raw = dict(hosts_raw(tmp_path), received=[10, 8, 0],
+               first_ns=[T0, T0, None], last_ns=[T0 + 1, T0 + 2, None])
+    del raw["setup_s"]
+    got = analyze.hosts_run(tmp_path, raw)
+    assert (got["fairness"], got["setup_s"]) == (0, None)
+
+
+def hosts_fig(loss):
+    """Summarized hosts figures with these median losses, {(N, tool): x}."""
+    return dict(hosts=[dict(hosts=n, tool=t, loss=dict(
+        min=x, median=x, max=x, n=1)) for (n, t), x in loss.items()])
+
+
+def test_hosts_targets():
+    loss = {(10, "ditg"): 0.005, (10, "mtg"): 0.0, (50, "ditg"): 0.05,
+            (50, "mtg"): 0.001, (100, "ditg"): 0.2, (100, "mtg"): 0.01,
+            (1000, "ditg"): 0.5, (1000, "mtg"): 0.3}
+    t = analyze.hosts_targets(hosts_fig(loss))
+    lossless = t["hosts_mtg_lossless_where_ditg_below_1pct"]
+    assert (lossless["value"], lossless["met"]) == (0, True)
+    assert lossless["note"].endswith(": 10")
+    tenth = t["hosts_mtg_loss_where_ditg_passes_10pct"]
+    assert tenth["value"] == pytest.approx(0.01 / 0.2) and tenth["met"]
+    assert "(100 hosts)" in tenth["note"]
+    loss.update({(10, "mtg"): 0.0001, (100, "mtg"): 0.021})
+    t = analyze.hosts_targets(hosts_fig(loss))
+    assert not t["hosts_mtg_lossless_where_ditg_below_1pct"]["met"]
+    assert t["hosts_mtg_loss_where_ditg_passes_10pct"]["value"] == \
+        pytest.approx(0.105)
+    assert not t["hosts_mtg_loss_where_ditg_passes_10pct"]["met"]
+    # D-ITG never past 10 %: nothing to compare, so not met
+    t = analyze.hosts_targets(hosts_fig({(10, "ditg"): 0.02,
+                                         (10, "mtg"): 0.0}))
+    assert t["hosts_mtg_loss_where_ditg_passes_10pct"]["value"] is None
+    assert not t["hosts_mtg_loss_where_ditg_passes_10pct"]["met"]
+    assert not t["hosts_mtg_lossless_where_ditg_below_1pct"]["met"]
+
+
+def test_report_many_hosts(tmp_path):
+    fig = report_fig(reps=1)
+    rows = [analyze.hosts_run(tmp_path, hosts_raw(tmp_path, tool))
+            for tool in ("mtg", "ditg")]
+    fig["hosts"] = analyze.summarize(rows, ["hosts", "tool"],
+                                     analyze.HOSTS_FIELDS)
+    fig["hosts_payload"] = analyze.summarize(
+        [dict(r, series="payload") for r in rows], ["payload_asked", "tool"],
+        analyze.HOSTS_FIELDS)
+    fig["hosts_ceiling"] = [dict(kind="hosts-ceiling", rep=0, rate=100,
+                                 pps=200.0)]
+    fig["plan"].update(hosts_seconds=10, hosts_load=1.5, hosts_n=[3],
+                       hosts_payload_n=3)
+    text = report.write(fig, tmp_path / "plots", tmp_path / "report.md",
+                        "results/x.json").read_text()
+    assert "## Many hosts" in text and (tmp_path / "plots/hosts.png").exists()
+    assert "| 3 | ditg | 300 | 23.33% | 192 | 0.500 | 100.0 | 296.0 |" in text
+    assert "per-host rate 100 packets/s" in text
+
+
 @pytest.mark.parametrize("parts,reps,name", [
     (analyze.ALL_PARTS, 3, "2026-11-24"),
     (analyze.ALL_PARTS, 5, "2026-11-24"),
     (analyze.ALL_PARTS, 2, "2026-11-24-partial-precision+rate+scaling+"
-                           "recording+profile-2rep"),
+                           "recording+profile+hosts-2rep"),
+    (analyze.ALL_PARTS[:-1], 3, "2026-11-24-partial-precision+rate+scaling+"
+                                "recording+profile-3rep"),
     (("rate",), 3, "2026-11-24-partial-rate-3rep"),
     (("scaling", "precision"), 1, "2026-11-24-partial-precision+scaling-1rep"),
 ])
