@@ -377,6 +377,8 @@ def hosts(g, out, plan, rep, state):
     # pktgen's threads are per namespace: a thousand namespaces would
     # have two thousand; it is loaded only to measure the ceiling
     g.sh("rmmod", "pktgen", check=False)
+    # the orchestration (meters, captures, waiting) off the sending CPU
+    mine = on_cpu(RECV_CPU)
     try:
         for n in plan["hosts_n"]:
             up = g.attempt(results, dict(kind="hosts-up", hosts=n, rep=rep),
@@ -416,4 +418,5 @@ def hosts(g, out, plan, rep, state):
     finally:
         h.down()
         g.sh("modprobe", "pktgen")
+        os.sched_setaffinity(0, mine)
     return results
