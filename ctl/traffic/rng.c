@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * MTG's Lehmer generator wrapped as a GSL generator type: GSL calls set()
- * with the seed and get() for each value, and its samplers take any type.
+ * mtgctl's generators wrapped as GSL generator types: GSL calls set() with
+ * the seed and get() for each value, and its samplers take any type.
  */
 #include "traffic/lehmer.h"
+#include "traffic/mt19937.h"
 #include "traffic/rng.h"
 
 static void lehmer_set(void *state, unsigned long seed)
@@ -40,6 +41,33 @@ static const gsl_rng_type lehmer_type = {
 
 const gsl_rng_type *const rng_lehmer = &lehmer_type;
 
+static void mt_set(void *state, unsigned long seed)
+{
+	mt19937_seed(state, seed);
+}
+
+static unsigned long mt_get(void *state)
+{
+	return mt19937_next(state);
+}
+
+static double mt_get_double(void *state)
+{
+	return mt19937_uniform(state);
+}
+
+static const gsl_rng_type mt19937_type = {
+	.name = "mt19937",
+	.max = 0xffffffffUL,
+	.min = 0,
+	.size = sizeof(struct mt19937),
+	.set = mt_set,
+	.get = mt_get,
+	.get_double = mt_get_double,
+};
+
+const gsl_rng_type *const rng_mt19937 = &mt19937_type;
+
 const char *rng_name(enum rng_kind kind)
 {
 	return kind == RNG_LEHMER ? "lehmer" : "mt19937";
@@ -48,7 +76,7 @@ const char *rng_name(enum rng_kind kind)
 gsl_rng *rng_new(enum rng_kind kind, uint32_t seed)
 {
 	gsl_rng *r = gsl_rng_alloc(kind == RNG_LEHMER ? rng_lehmer :
-				   gsl_rng_mt19937);
+				   rng_mt19937);
 
 	if (r)
 		gsl_rng_set(r, seed);

@@ -3,7 +3,8 @@
  * The uniform generators a TG's tables are drawn from, as GSL generators
  * (gsl_rng), so GSL's samplers turn them into every distribution:
  *
- *   mt19937  the default: GSL's Mersenne Twister (period 2^19937 - 1);
+ *   mt19937  the default: the Mersenne Twister (period 2^19937 - 1), our
+ *            own (mt19937.h), GSL's stream;
  *   lehmer   MTG's own (lehmer.h), for comparison with MTG's tables.
  *
  * A generator and a seed give the same integer sequence everywhere; the
@@ -21,6 +22,9 @@ enum rng_kind { RNG_MT19937, RNG_LEHMER };
 
 /* MTG's Lehmer generator as a GSL generator type ("lehmer"). */
 extern const gsl_rng_type *const rng_lehmer;
+
+/* MT19937 as a GSL generator type ("mt19937"), its state a struct mt19937. */
+extern const gsl_rng_type *const rng_mt19937;
 
 const char *rng_name(enum rng_kind kind);
 
