@@ -224,8 +224,8 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	       tt->stream ? "stream" : "loop", tt->len,
 	       tt->len == 1 ? "y" : "ies", tt->period_ns);
 	if (!tt->mean_den) {
-		printf(", drawn (%s, seed %" PRIu32 ")\n",
-		       idf_rng_name(tg->rng), idf_seed(tg));
+		printf(", drawn (%s, seed %" PRIu32 ", samplers %d)\n",
+		       idf_rng_name(tg->rng), idf_seed(tg), idf_samplers(tg));
 		return;
 	}
 	printf(", mean gap %" PRIu64, tt->mean_num);

@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include "idf/idf.h"
+#include "traffic/draw.h"
 #include "traffic/lehmer.h"
 
 void idf_nut(const struct idf_tg *tg, uint8_t nut[6])
@@ -32,6 +33,11 @@ uint32_t idf_seed(const struct idf_tg *tg)
 	if (idf_has(tg, IDF_KW_seed))
 		return tg->seed;
 	return (tg->id - 1) % LEHMER_SEED_MAX + 1;
+}
+
+int idf_samplers(const struct idf_tg *tg)
+{
+	return idf_has(tg, IDF_KW_samplers) ? tg->samplers : SAMPLERS_LATEST;
 }
 
 uint32_t idf_patt_seed(const struct idf_tg *tg)

@@ -65,6 +65,7 @@
 	K(patt,		"fixed|random|incremental N")		\
 	K(seed,		"N")					\
 	K(rng,		"mt19937|lehmer")			\
+	K(samplers,	"1|2")					\
 	K(table,	"loop|stream")				\
 	K(jitt,		"MAX")					\
 	K(cos,		"N")					\
@@ -254,6 +255,7 @@ struct idf_tg {
 	uint8_t patt_value;
 	uint32_t seed;		/* 1 .. 2^31 - 2 */
 	int rng;		/* enum rng_kind */
+	int samplers;		/* 1, 2, if set has IDF_KW_samplers */
 	int table;		/* enum idf_table, if set has IDF_KW_table */
 	char dev[IDF_DEVNAME_MAX + 1];
 	char netns[IDF_NETNS_MAX + 1];	/* "": the caller's namespace */
@@ -482,6 +484,9 @@ const char *idf_rng_name(int rng);
 
 /* The TG's seed: `seed`, else derived from the tgid. */
 uint32_t idf_seed(const struct idf_tg *tg);
+
+/* The samplers version the TG's tables are drawn with (traffic/draw.h). */
+int idf_samplers(const struct idf_tg *tg);
 /* The payload's xorshift seed: the first value of the TG's Lehmer stream. */
 uint32_t idf_patt_seed(const struct idf_tg *tg);
 /* Source port: the one given, else IDF_SRC_PORT_BASE + tgid mod 61536. */

@@ -11,6 +11,7 @@
 #include "idf/parser.h"
 #include "idf/units.h"
 #include "traffic/lehmer.h"
+#include "traffic/draw.h"
 #include "traffic/rng.h"
 
 /* tgid is handled by parse_line(); this one is never called. */
@@ -416,6 +417,16 @@ int parse_rng(struct parser *p, struct idf_tg *tg)
 {
 	return parse_choice(p, rng_name(RNG_MT19937), rng_name(RNG_LEHMER),
 			    &tg->rng);
+}
+
+int parse_samplers(struct parser *p, struct idf_tg *tg)
+{
+	int second;
+
+	if (parse_choice(p, "1", "2", &second))
+		return -1;
+	tg->samplers = second ? SAMPLERS_FAST : SAMPLERS_GSL;
+	return 0;
 }
 
 /* enum idf_table's values are parse_choice()'s 0 and 1. */

@@ -7,6 +7,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
+#include "traffic/draw.h"
 #include "traffic/lengths.h"
 
 uint32_t len_lowest(const struct idf_tg *tg)
@@ -95,7 +96,7 @@ static double law_draw(gsl_rng *r, const struct idf_tg *tg)
 
 	switch (tg->len_law) {
 	case IDF_LEN_EXPONENTIAL:
-		return gsl_ran_exponential(r, p[0]);
+		return draw_exponential(r, p[0]);
 	case IDF_LEN_POISSON:
 		return gsl_ran_poisson(r, p[0]);
 	case IDF_LEN_NORMAL:
@@ -103,13 +104,13 @@ static double law_draw(gsl_rng *r, const struct idf_tg *tg)
 	case IDF_LEN_CAUCHY:
 		return p[0] + gsl_ran_cauchy(r, p[1]);
 	case IDF_LEN_PARETO:
-		return gsl_ran_pareto(r, p[0], p[1]);
+		return draw_pareto(r, idf_samplers(tg), p[0], p[1]);
 	case IDF_LEN_GAMMA:
 		return gsl_ran_gamma(r, p[0], p[1]);
 	case IDF_LEN_WEIBULL:
 		return gsl_ran_weibull(r, p[1], p[0]);
 	case IDF_LEN_LOGNORMAL:
-		return gsl_ran_lognormal(r, log(p[0]), p[1]);
+		return draw_lognormal(r, idf_samplers(tg), log(p[0]), p[1]);
 	default:
 		return 0;
 	}

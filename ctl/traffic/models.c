@@ -18,6 +18,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
+#include "traffic/draw.h"
 #include "traffic/gap.h"
 #include "traffic/lengths.h"
 #include "traffic/models.h"
@@ -81,12 +82,12 @@ static const double csi_p[8] = {
 };
 
 /* Student's t at location mu, scale sigma, redrawn while below 0. */
-static double student(gsl_rng *r, double mu, double sigma, double nu)
+static double student(struct model_gen *g, double mu, double sigma, double nu)
 {
 	double v;
 
 	do
-		v = mu + sigma * gsl_ran_tdist(r, nu);
+		v = mu + sigma * draw_tdist(g->rng, g->samplers, nu);
 	while (v < 0);
 	return v;
 }
@@ -97,15 +98,15 @@ static double preset_gap(struct model_gen *g)
 
 	switch (g->tg->dist) {
 	case IDF_DIST_TELNET:
-		return gsl_ran_pareto(r, 0.95, 1.1 * MS);
+		return draw_pareto(r, g->samplers, 0.95, 1.1 * MS);
 	case IDF_DIST_QUAKE3:
 		/* D-ITG's mixture: draw which part, then from it */
-		return gsl_rng_uniform(r) < 0.6 ?
-			gsl_ran_exponential(r, 4.29 * MS) : 10.75 * MS;
+		return draw_uniform(r) < 0.6 ?
+			draw_exponential(r, 4.29 * MS) : 10.75 * MS;
 	case IDF_DIST_CSA:
-		return student(r, 41.6994 * MS, 0.104821 * MS, 0.704073);
+		return student(g, 41.6994 * MS, 0.104821 * MS, 0.704073);
 	case IDF_DIST_CSI:
-		return student(r, 41.6858 * MS, 0.0694393 * MS, 1.08341);
+		return student(g, 41.6858 * MS, 0.0694393 * MS, 1.08341);
 	default:	/* voip, dns: fixed, spread by base_next() */
 		return 0;
 	}
@@ -127,13 +128,13 @@ static uint32_t preset_payload(struct model_gen *g)
 		b = 21 + (double)gsl_ran_discrete(r, g->sizes);
 		break;
 	case IDF_DIST_DNS:
-		b = 100 + 220 * gsl_rng_uniform(r);
+		b = 100 + 220 * draw_uniform(r);
 		break;
 	case IDF_DIST_QUAKE3:
 		b = 64.151757 + gsl_ran_gaussian_ziggurat(r, 3.2035755);
 		break;
 	case IDF_DIST_CSA:
-		b = gsl_rng_uniform(r) < 0.3732 ?
+		b = draw_uniform(r) < 0.3732 ?
 			34.8352 + gsl_ran_gaussian_ziggurat(r, 4.3915) :
 			49.4904 + gsl_ran_gaussian_ziggurat(r, 3.6186);
 		break;
@@ -150,8 +151,9 @@ static uint32_t preset_payload(struct model_gen *g)
 static int preset_init(struct model_gen *g, char *err, size_t size)
 {
 	/* D-ITG's payloads hold its header: as ITGSend, with `header ditg` */
+	g->min_len = idf_min_len(g->tg);
 	g->headers = g->tg->header == IDF_HEADER_DITG ? idf_l4_over(g->tg) :
-		idf_min_len(g->tg);
+		g->min_len;
 	if (g->tg->dist == IDF_DIST_TELNET)
 		g->sizes = gsl_ran_discrete_preproc(15, telnet_p);
 	else if (g->tg->dist == IDF_DIST_CSI)
@@ -315,7 +317,7 @@ static double mmpp_gap(struct model_gen *g)
 	double gap = 0, x;
 
 	for (;;) {
-		x = gsl_ran_exponential(g->rng, 1 / g->rate[g->state]);
+		x = draw_exponential(g->rng, 1 / g->rate[g->state]);
 		if (x <= g->left) {
 			g->left -= x;
 			return gap + x;
@@ -323,7 +325,7 @@ static double mmpp_gap(struct model_gen *g)
 		/* memoryless: what was drawn past the change is forgotten */
 		gap += g->left;
 		g->state ^= 1;
-		g->left = gsl_ran_exponential(g->rng, P(g->state));
+		g->left = draw_exponential(g->rng, P(g->state));
 	}
 }
 
@@ -336,8 +338,8 @@ static void mmpp_init(struct model_gen *g)
 	g->rate[0] = ratio * low;
 	g->rate[1] = low;
 	/* start in the stationary distribution of the chain */
-	g->state = gsl_rng_uniform(g->rng) < th / (th + tl) ? 0 : 1;
-	g->left = gsl_ran_exponential(g->rng, P(g->state));
+	g->state = draw_uniform(g->rng) < th / (th + tl) ? 0 : 1;
+	g->left = draw_exponential(g->rng, P(g->state));
 }
 
 /* Talkspurts of a geometric number of packets (mean TALK), silences exponential. */
@@ -353,7 +355,7 @@ static double voice_gap(struct model_gen *g)
 	double gap = g->mean_gap;
 
 	if (!--g->spurt_left) {
-		gap += gsl_ran_exponential(g->rng, P(1));
+		gap += draw_exponential(g->rng, P(1));
 		g->spurt_left = voice_spurt(g);
 	}
 	return gap;
@@ -385,11 +387,11 @@ static double gap_draw(struct model_gen *g)
 		return 0;	/* model_next() spreads the fixed gap */
 	case IDF_DIST_UNIFORM:
 		if (idf_has(tg, IDF_KW_thro))
-			return gsl_ran_flat(r, 0, 2 * g->mean_gap);
-		return gsl_ran_flat(r, (double)tg->inta_min,
+			return draw_flat(r, 0, 2 * g->mean_gap);
+		return draw_flat(r, (double)tg->inta_min,
 				    (double)tg->inta_max);
 	case IDF_DIST_EXPONENTIAL:
-		return gsl_ran_exponential(r, g->mean_gap);
+		return draw_exponential(r, g->mean_gap);
 	case IDF_DIST_MMPP:
 		return mmpp_gap(g);
 	case IDF_DIST_VOICE:
@@ -397,7 +399,7 @@ static double gap_draw(struct model_gen *g)
 	case IDF_DIST_FGN:
 		return 0;	/* model_next() takes the departures */
 	case IDF_DIST_PARETO:
-		return gsl_ran_pareto(r, P(0), P(1));
+		return draw_pareto(r, g->samplers, P(0), P(1));
 	case IDF_DIST_CAUCHY:
 		return truncated(r, P(0), P(1), true);
 	case IDF_DIST_NORMAL:
@@ -407,7 +409,7 @@ static double gap_draw(struct model_gen *g)
 	case IDF_DIST_WEIBULL:
 		return gsl_ran_weibull(r, P(1), P(0));
 	case IDF_DIST_LOGNORMAL:
-		return gsl_ran_lognormal(r, log(P(0)), P(1));
+		return draw_lognormal(r, g->samplers, g->lognormal_zeta, P(1));
 	default:	/* files and presets: base_next() */
 		break;
 	}
@@ -458,8 +460,8 @@ static void base_next(struct model_gen *g, struct mtg_tt_entry *e)
 		}
 		/* mtg's headers (Ethernet, IP, UDP, MTG), then D-ITG's payload */
 		e->len = g->headers + preset_payload(g);
-		if (e->len < idf_min_len(tg))
-			e->len = idf_min_len(tg);
+		if (e->len < g->min_len)
+			e->len = g->min_len;
 		g->k++;
 		return;
 	}
@@ -501,8 +503,8 @@ static void calls(struct model_gen *g, struct mtg_tt_entry *e)
 		g->call_left -= gap;
 		return;
 	}
-	gap = g->call_left + gsl_ran_exponential(g->rng, (double)tg->call_idle);
-	g->call_left = gsl_ran_exponential(g->rng, (double)tg->call_len);
+	gap = g->call_left + draw_exponential(g->rng, (double)tg->call_idle);
+	g->call_left = draw_exponential(g->rng, (double)tg->call_len);
 	e->gap_ns = (uint64_t)llround(gap < MODEL_GAP_MAX_NS ? gap :
 				      MODEL_GAP_MAX_NS);
 }
@@ -515,7 +517,7 @@ static void jitter(struct model_gen *g, struct mtg_tt_entry *e)
 {
 	uint64_t next = g->nominal + e->gap_ns, at;
 
-	at = next + (uint64_t)llround(gsl_ran_flat(g->rng, 0,
+	at = next + (uint64_t)llround(draw_flat(g->rng, 0,
 						   (double)g->tg->jitter));
 	if (at < g->jittered)
 		at = g->jittered;
@@ -561,8 +563,12 @@ int model_init_on(struct model_gen *g, const struct idf_tg *tg, gsl_rng *rng,
 	g->rng = rng;
 	g->rng_shared = true;
 	g->mean_gap = gap_ns(gap_asked(tg));
+	g->samplers = idf_samplers(tg);
 	fixed_init(g);
 	switch (tg->dist) {
+	case IDF_DIST_LOGNORMAL:
+		g->lognormal_zeta = log(P(0));
+		break;
 	case IDF_DIST_MMPP:
 		mmpp_init(g);
 		break;
@@ -588,11 +594,11 @@ int model_init_on(struct model_gen *g, const struct idf_tg *tg, gsl_rng *rng,
 	/* the first call starts after an idle time; the first packet's jitter */
 	if (tg->time == IDF_TIME_POISSON) {
 		g->first_ns = (uint64_t)llround(
-			gsl_ran_exponential(g->rng, (double)tg->call_idle));
-		g->call_left = gsl_ran_exponential(g->rng, (double)tg->call_len);
+			draw_exponential(g->rng, (double)tg->call_idle));
+		g->call_left = draw_exponential(g->rng, (double)tg->call_len);
 	}
 	if (tg->jitter) {
-		g->jittered = (uint64_t)llround(gsl_ran_flat(g->rng, 0,
+		g->jittered = (uint64_t)llround(draw_flat(g->rng, 0,
 							      (double)tg->jitter));
 		g->first_ns += g->jittered;
 	}

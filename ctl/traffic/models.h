@@ -30,6 +30,8 @@ struct model_gen {
 	gsl_rng *rng;
 	bool rng_shared;	/* a behaviour's category: the TG's, not freed */
 	double mean_gap;	/* ns: from thro or inta */
+	int samplers;		/* idf_samplers(): which draw the tables */
+	double lognormal_zeta;	/* lognormal: log of the median, once */
 	uint64_t fix_num, fix_den;	/* a fixed rate's gap, ns: num / den */
 	uint64_t k;		/* entries given */
 	uint64_t clipped;	/* gaps cut to MODEL_GAP_MAX_NS */
@@ -64,6 +66,7 @@ struct model_gen {
 	/* D-ITG's presets: a discrete law of payload bytes; headers' bytes */
 	gsl_ran_discrete_t *sizes;
 	uint32_t headers;
+	uint32_t min_len;	/* idf_min_len(), once */
 };
 
 /* 0, or -1 with a message in err. */

@@ -289,6 +289,7 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	jw_obj_end(j);
 	jw_ku64(j, "seed", idf_seed(tg));
 	jw_kstr(j, "rng", idf_rng_name(tg->rng));
+	jw_ku64(j, "samplers", (uint64_t)idf_samplers(tg));
 	jw_kstr(j, "path", idf_path_name(tg->path));
 	jw_kstr(j, "mode", idf_mode_name(tg->mode));
 	jw_kstr(j, "late", idf_late_name(tg->late));

@@ -88,6 +88,9 @@ IID_MODELS = [
     ("dist gamma 0.5 2ms rng lehmer", "", sps.gamma(0.5, scale=2 * MS).cdf),
     ("dist weibull 1.5 1ms", "", sps.weibull_min(1.5, scale=MS).cdf),
     ("dist lognormal 1ms 0.5", "", sps.lognorm(0.5, scale=MS).cdf),
+    # the laws whose samplers version 1 (GSL's) draws otherwise
+    ("dist pareto 0.8 2ms samplers 1", "", sps.pareto(0.8, scale=2 * MS).cdf),
+    ("dist lognormal 1ms 0.5 samplers 1", "", sps.lognorm(0.5, scale=MS).cdf),
 ]
 
 
@@ -547,16 +550,19 @@ PRESET_LAWS = {
 }
 
 
+@pytest.mark.parametrize("samplers", [2, 1])
 @pytest.mark.parametrize("preset", sorted(PRESET_LAWS))
-def test_presets_follow_ditg(mtgctl, tmp_path, preset):
+def test_presets_follow_ditg(mtgctl, tmp_path, preset, samplers):
     """D-ITG's Telnet (Pareto gaps, a discrete payload), DNS (uniform
     payload), Quake 3 (gaps 0.6 exponential 4.29 ms / 0.4 a constant
     10.75 ms; a normal payload) and Counter-Strike active and idle
     (Student's t gaps truncated to [0, inf); normal-mixture or discrete
     payloads): per seed, KS of the gaps and chi-square of the payloads at
     10%, 10,000 packets each, rejections as Binomial(20, 0.1). Payloads
-    are cut to whole bytes as D-ITG does (floor)."""
-    text = PRESET_BASE + "".join(f"tgid {i + 1} seed {s} dist {preset}\n"
+    are cut to whole bytes as D-ITG does (floor). Both samplers versions:
+    they draw the t and Pareto gaps differently."""
+    text = PRESET_BASE + "".join(f"tgid {i + 1} seed {s} dist {preset} "
+                                 f"samplers {samplers}\n"
                                  for i, s in enumerate(SEEDS))
     recs = table(mtgctl, tmp_path, text, 10000)
     gaps_law, (values, probs) = PRESET_LAWS[preset]

@@ -332,6 +332,8 @@ ERRORS = [
      "t.idf:2:8: error: TG 1: 'pkts computed' gives 1 bytes (thro 1000000 bit/s * inta 10000 ns / 8), outside 130 .. 9018"),
     (BASE + "tgid 1 pkts 200 inta 1 rng dice\n",
      "t.idf:2:28: error: 'rng' expects 'mt19937' or 'lehmer', got 'dice'"),
+    (BASE + "tgid 1 pkts 200 inta 1 samplers 3\n",
+     "t.idf:2:33: error: 'samplers' expects '1' or '2', got '3'"),
     (BASE + "tgid 1 pkts 200 inta 1 time later\n",
      "t.idf:2:29: error: 'time' expects 'relative', 'absolute', 'user' or 'poisson', got 'later'"),
     (BASE + "tgid 1 pkts 200 inta 1 time absolute 5\n",
@@ -718,6 +720,66 @@ def test_lehmer_sequence(tmp_path):
     assert lehmer(1, 3) == [950706376, 129027171, 1728259899]
     for bad in (0, MODULUS, 2**32 - 1):
         assert subprocess.run([exe, str(bad), "1"]).returncode == 3
+
+
+def test_mt19937_is_gsls_stream(tmp_path):
+    """ctl/traffic/mt19937.c gives GSL's gsl_rng_mt19937 stream (the one
+    mtg's tables were drawn from before it had its own) for seeds at the
+    edges of the seeding and across several regenerations."""
+    driver = tmp_path / "mt_main.c"
+    driver.write_text(textwrap.dedent("""\
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <gsl/gsl_rng.h>
+        #include "traffic/mt19937.h"
+        int main(int argc, char **argv)
+        {
+            unsigned long seed = argc == 2 ? strtoul(argv[1], NULL, 0) : 0;
+            gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+            struct mt19937 g;
+            long i;
+            gsl_rng_set(r, seed);
+            mt19937_seed(&g, seed);
+            for (i = 0; i < 5000; i++)
+                if (gsl_rng_get(r) != mt19937_next(&g) ||
+                    gsl_rng_uniform(r) != mt19937_uniform(&g))
+                    return 1;
+            return 0;
+        }
+        """))
+    exe = tmp_path / "mt"
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
+                    f"-I{ROOT}/ctl", "-o", exe, driver,
+                    ROOT / "ctl" / "traffic" / "mt19937.c", "-lgsl",
+                    "-lgslcblas", "-lm"], check=True)
+    for seed in (0, 1, 4357, 12345, MODULUS - 1, 2**32 - 1, 2**32, 2**40 + 5):
+        assert subprocess.run([exe, str(seed)]).returncode == 0, seed
+    # and the driver can tell a wrong stream: its seed differs from GSL's
+    broken = driver.read_text().replace("mt19937_seed(&g, seed)",
+                                        "mt19937_seed(&g, seed + 1)")
+    driver.write_text(broken)
+    subprocess.run(["cc", "-std=c11", "-O2", f"-I{ROOT}/ctl", "-o", exe,
+                    driver, ROOT / "ctl" / "traffic" / "mt19937.c", "-lgsl",
+                    "-lgslcblas", "-lm"], check=True)
+    assert subprocess.run([exe, "12345"]).returncode == 1
+
+
+def test_samplers_default_and_shown(mtgctl, tmp_path):
+    """samplers: 2 unless said, carried to --json and check's table line."""
+    tgs = check_json(mtgctl, tmp_path, """\
+        dev eth0 dst 192.0.2.2:9000 pkts 200 inta 1ms dist lognormal 1ms 0.5
+        tgid 1
+        tgid 2 samplers 1
+        tgid 3 samplers 2
+        """)
+    assert [t["samplers"] for t in tgs] == [2, 1, 2]
+    (tmp_path / "s.idf").write_text("dev eth0 dst 192.0.2.2:9000\ntgid 1 "
+                                    "pkts 200 inta 1ms dist lognormal 1ms "
+                                    "0.5 samplers 1\n")
+    res = subprocess.run([mtgctl, "check", "s.idf"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "drawn (mt19937, seed 1, samplers 1)" in res.stdout
 
 
 def test_patt_seed_is_first_lehmer_value(mtgctl, tmp_path):
