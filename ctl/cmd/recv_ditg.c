@@ -57,7 +57,7 @@ int ditg_open(struct daemon *d, struct peer *p, char *why, size_t len)
 {
 	struct tsp_msg out = { .type = TSP_ACK_CONNECT };
 
-	p->ditg = true;
+	p->ditg = p->c.ditg = true;
 	p->op.state = TSP_OPEN_DONE;
 	recv_say(d, p, "a D-ITG sender, let in by --allow-ditg: no key, no authentication; its flows are held to --addr and --ports (D-ITG states no rate)");
 	return recv_send(p, &out, why, len);

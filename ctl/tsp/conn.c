@@ -115,6 +115,8 @@ void tsp_conn_error(struct tsp_conn *c, uint16_t code, uint8_t about,
 	struct tsp_msg m = { .type = TSP_ERROR };
 	char why[64];
 
+	if (c->ditg)
+		return;
 	m.u.error.code = code;
 	m.u.error.about = about;
 	tsp_text_set(&m.u.error.text, text);
@@ -351,6 +353,7 @@ int tsp_dial_ditg(struct tsp_conn *c, int family, const uint8_t *addr,
 	tsp_conn_init(c, fd, TSP_FROM_SENDER, peer);
 	if (fd < 0)
 		return -1;
+	c->ditg = true;
 	if (tsp_conn_send(c, &out, timeout_ms, why, len))
 		goto err_close;
 	if (tsp_conn_recv(c, &in, timeout_ms, w, sizeof(w)) < 0) {

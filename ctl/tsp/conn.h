@@ -26,6 +26,7 @@ struct tsp_conn {
 	uint8_t buf[4096];	/* read, not yet fed */
 	size_t off, len;
 	bool eof;		/* the peer closed its side */
+	bool ditg;		/* D-ITG's TSP: no error message, closed on */
 	char peer[TSP_PEER_NAME];	/* "192.0.2.1:9000" */
 };
 
@@ -40,7 +41,10 @@ void tsp_sockaddr_str(const void *sa, char *buf, size_t size);
 /* m sent whole within timeout_ms: 0, or -1 with why. */
 int tsp_conn_send(struct tsp_conn *c, const struct tsp_msg *m, int timeout_ms,
 		  char *why, size_t len);
-/* A TSP_ERROR with code, about and text, sent as well as it can be. */
+/*
+ * A TSP_ERROR with code, about and text, sent as well as it can be; to a
+ * D-ITG peer nothing (its TSP has no such message: it is closed on).
+ */
 void tsp_conn_error(struct tsp_conn *c, uint16_t code, uint8_t about,
 		    const char *text);
 /*

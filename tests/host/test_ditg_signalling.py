@@ -247,15 +247,17 @@ def test_itgsend_at_recv(tmp_path, allowed, args, said):
 
 
 def test_ditg_session_out_of_order(tmp_path):
-    """A D-ITG session that says what D-ITG never would: each ends it
-    (D-ITG has no error message), and recv serves the next."""
+    """A D-ITG session that says what D-ITG never would, or bytes that are
+    no message: each ends it without a word (D-ITG has no error message),
+    and recv serves the next."""
     tspd.key_file(tmp_path / "k")
     recv = tspd.Recv(tmp_path / "k", tmp_path, "--device", NO_DEVICE,
                      "--allow-ditg", "127.0.0.1", valgrind=True)
     try:
         for body in (b"\x04\x00\x00\x00\x09",     # close of no flow
                      b"\x11\x00\x00\x00\x01",     # CLOSED_ERR
-                     tspd.frame(0x80, tspd.HELLO_S)):  # mtg's hello, now
+                     tspd.frame(0x80, tspd.HELLO_S),   # mtg's hello, now
+                     b"\xfe" * 64):                   # no message at all
             p = tspd.Peer(recv.port)
             p.send(b"\x01")
             assert p.read() == (2, b"")
@@ -271,3 +273,5 @@ def test_ditg_session_out_of_order(tmp_path):
         rc, log = recv.stop()
     assert rc == 0, log
     assert "D-ITG sender closed flow 9, which is not open" in log
+    # undecodable: logged, and closed on without mtg's TSP_ERROR
+    assert "field type at byte 1: unknown type 0xfe" in log
