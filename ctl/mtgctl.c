@@ -87,7 +87,7 @@ static const struct run_opts run_defaults = RUN_DEFAULTS;
 		      .help = "T0 is now plus TIME (seconds, or ns/us/ms/s); default 1"), \
 	DEFINE_OPTION("drain", OPT_SECONDS, S, M drain, \
 		      .metavar = "TIME", \
-		      .help = "when listening, go on receiving for TIME after the TGs end; default 1"), \
+		      .help = "after the TGs end, wait TIME for the packets on their way (when listening, or sending to an ITGRecv); default 1"), \
 	DEFINE_OPTION("ring", OPT_COUNT, S, M rx.ring, \
 		      .metavar = "RECORDS", .help = RING_HELP, \
 		      .min = MTG_RX_RECORDS_MIN, .max = MTG_RX_RECORDS_MAX, \

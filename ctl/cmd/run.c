@@ -388,8 +388,9 @@ static void dash_turn(struct run *r, uint64_t now, uint64_t *next_draw)
 }
 
 /*
- * Poll until every TG has ended and, when listening, the drain time has
- * passed; a signal kills the TGs (and is drained like an end), a second
+ * Poll until every TG has ended and, when listening or sending to an
+ * ITGRecv, the drain time has passed; a signal kills the TGs (and is
+ * drained like an end), a second
  * one stops at once, as does a recording that cannot be written.
  */
 static int watch(struct run *r)
@@ -442,7 +443,8 @@ static int watch(struct run *r)
 				ended = false;
 			if (ret && !ended && !ctrl_pending(r)) {
 				ended = true;
-				if (r->listening && !r->ls.write_failed)
+				if ((r->listening && !r->ls.write_failed) ||
+				    rsend_ditg_open(&r->remote))
 					drain_end = now + r->o->drain;
 			}
 			next_stats = now + POLL_NS;

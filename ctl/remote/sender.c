@@ -464,6 +464,17 @@ static void release(struct rsend_rcvr *c)
 	tsp_conn_close(&c->c);
 }
 
+bool rsend_ditg_open(const struct rsend *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nflows; i++)
+		if (s->flows[i].rcvr && s->flows[i].rcvr->ditg &&
+		    s->flows[i].rcvr->up && s->flows[i].acked)
+			return true;
+	return false;
+}
+
 void rsend_finish(struct rsend *s)
 {
 	struct tsp_msg m = { .type = TSP_CLOSED_FLOW };

@@ -75,6 +75,11 @@ void rsend_start(struct rsend *s, uint32_t run_id, uint64_t t0);
  * or sent an error is lost (its why set); the number newly lost.
  */
 size_t rsend_poll(struct rsend *s);
+/*
+ * A flow is open at an ITGRecv, which writes its log when the flow is
+ * closed and drops what arrives after: the run drains before closing.
+ */
+bool rsend_ditg_open(const struct rsend *s);
 /* Close every flow, collect the results, release, disconnect. */
 void rsend_finish(struct rsend *s);
 /* Release and disconnect without results (nothing was started). */
