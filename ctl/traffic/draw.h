@@ -6,7 +6,7 @@
  * The samplers version (the IDF's `samplers`, Documentation/idf.rst,
  * "Reproducibility") says which ones draw the laws that have two:
  *
- *   1  GSL's samplers for every law: the tables of mtg 2026-11.
+ *   1  GSL's samplers for every law: the tables mtg drew before 2026-11-28.
  *   2  the default: faster exact samplers for the laws whose GSL sampler is
  *      slow (lognormal, Student's t, Pareto); everything else as 1.
  *
