@@ -21,6 +21,11 @@ in an order that turns with the repetition:
   same ITGRecvs over D-ITG's signalling (header ditg, rcvr ditg): the
   same receivers and packets as ``ditg``, only the senders differ.
 
+ITGRecv writes its log when a flow is closed and drops what it reads
+after: ITGSend closes right after its last packet, so ``ditg``'s loss
+holds what was still queued at ITGRecv then (as the paper's did), while
+mtgctl run waits its drain before closing (``mtg-itgrecv``).
+
 An ITGRecv takes at most 400 signalling connections in its life (its
 table of MAX_NUM_THREAD, never reused; the next connection overruns its
 stack), and each ITGSend or mtg flow is one: every run starts fresh
