@@ -31,7 +31,7 @@ from mtgsap.recording import Recording
 from mtgtest import tspd
 from mtgtest.ctl import MTGCTL
 from mtgtest.ditg import itgdec, need
-from mtgtest.system import ROOT, run
+from mtgtest.system import DEBUG_KERNEL, ROOT, run
 from mtgtest.tg import LEAD_NS, MS, S, TgSession, new_run_id
 from mtgwitness import abi, wire
 from mtgwitness.capture import Capture
@@ -366,7 +366,8 @@ def test_itgsend_to_recv(make_loop, tmp_path):
     dec, total = itgdec(log)
     (d,) = dec.values()
     n = int(d["Total packets"])
-    assert n > 300
+    # ITGSend's 400 a flow at -C 200 for 2 s; fewer under the sanitizers
+    assert n > (100 if DEBUG_KERNEL else 300)
     assert sorted(r["seq"].tolist()) == list(range(n))
     assert set(r["tg_id"].tolist()) == {1}
     assert ((r["flags"] & abi.RX_F_DITG) != 0).all()
