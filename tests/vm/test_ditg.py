@@ -15,6 +15,7 @@ senders"):
   --allow-ditg`, whose recording holds every packet the sender's own log
   says it sent, as ITGDec says."""
 
+import contextlib
 import errno
 import json
 import random
@@ -210,6 +211,25 @@ def idf_to_itgrecv(loop, count):
     return text
 
 
+@contextlib.contextmanager
+def itgrecv(loop, log, cwd):
+    """An unmodified ITGRecv in the receiver's namespace, logging to log,
+    listening on SIG when the block starts; SIGINT ends it after."""
+    recv = subprocess.Popen(
+        ["ip", "netns", "exec", loop.ns_r, "ITGRecv", "-l", str(log)],
+        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not run("ip", "netns", "exec", loop.ns_r, "ss", "-Hltn",
+                      f"sport = :{SIG}").stdout.strip():
+            assert time.monotonic() < deadline, "ITGRecv does not listen"
+            time.sleep(0.1)
+        yield recv
+    finally:
+        recv.send_signal(signal.SIGINT)
+        recv.wait(timeout=60)
+
+
 def test_mtg_to_itgrecv(make_loop, tmp_path):
     """mtgctl run with two `header ditg` TGs whose receiver is an
     unmodified ITGRecv: the flows are set up over D-ITG's signalling,
@@ -221,15 +241,7 @@ def test_mtg_to_itgrecv(make_loop, tmp_path):
     loop = make_loop(4)
     loop.netem("delay", "5ms", "loss", "10%")
     log = tmp_path / "recv.log"
-    recv = subprocess.Popen(
-        ["ip", "netns", "exec", loop.ns_r, "ITGRecv", "-l", str(log)],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while not run("ip", "netns", "exec", loop.ns_r, "ss", "-Hltn",
-                      f"sport = :{SIG}").stdout.strip():
-            assert time.monotonic() < deadline, "ITGRecv does not listen"
-            time.sleep(0.1)
+    with itgrecv(loop, log, tmp_path):
         count = 400
         (tmp_path / "d.idf").write_text(idf_to_itgrecv(loop, count))
         with Capture(loop.r, ns=loop.ns_r, bpf="udp") as cap:
@@ -238,9 +250,6 @@ def test_mtg_to_itgrecv(make_loop, tmp_path):
                  "--batch", "--json", "s.json", "--start-delay",
                  START_DELAY, "--drain", DRAIN], cwd=tmp_path,
                 capture_output=True, text=True, timeout=900)
-    finally:
-        recv.send_signal(signal.SIGINT)
-        recv.wait(timeout=60)
     assert res.returncode == 0, res.stdout + res.stderr
     assert cap.lossless, cap.stderr
     s = json.loads((tmp_path / "s.json").read_text())
@@ -271,15 +280,7 @@ def itgrecv_logs_of_a_run(loop, tmp_path, name, count, drain):
     """A fresh ITGRecv, mtgctl run of idf_to_itgrecv with --drain drain:
     (ITGDec's packets per flow, the capture's per flow)."""
     log = tmp_path / f"{name}.log"
-    recv = subprocess.Popen(
-        ["ip", "netns", "exec", loop.ns_r, "ITGRecv", "-l", str(log)],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while not run("ip", "netns", "exec", loop.ns_r, "ss", "-Hltn",
-                      f"sport = :{SIG}").stdout.strip():
-            assert time.monotonic() < deadline, "ITGRecv does not listen"
-            time.sleep(0.1)
+    with itgrecv(loop, log, tmp_path):
         (tmp_path / f"{name}.idf").write_text(idf_to_itgrecv(loop, count))
         with Capture(loop.r, ns=loop.ns_r, bpf="udp") as cap:
             res = subprocess.run(
@@ -289,9 +290,6 @@ def itgrecv_logs_of_a_run(loop, tmp_path, name, count, drain):
                 text=True, timeout=900)
             # what netem still holds reaches the capture, not ITGRecv's log
             time.sleep(1)
-    finally:
-        recv.send_signal(signal.SIGINT)
-        recv.wait(timeout=60)
     assert res.returncode == 0, res.stdout + res.stderr
     assert cap.lossless, cap.stderr
     wire_count = {1: 0, 2: 0}
