@@ -58,6 +58,7 @@ MODELS = [
     # the laws samplers 2 draws faster, as samplers 1 (GSL's) did: the
     # gain measured in the same run; left out of the target (every model
     # at its default samplers)
+    ("exponential-samplers1", "dist exponential samplers 1"),
     ("lognormal-samplers1", "dist lognormal 1ms 0.5 samplers 1"),
     ("telnet-samplers1", "dist telnet samplers 1"),
     ("csa-samplers1", "dist csa samplers 1"),

@@ -8,11 +8,12 @@
  *
  *   1  GSL's samplers for every law: the tables mtg drew before 2026-11-28.
  *   2  the default: faster exact samplers for the laws whose GSL sampler is
- *      slow (lognormal, Student's t, Pareto); everything else as 1.
+ *      slow (lognormal, Student's t, Pareto, exponential); everything
+ *      else as 1.
  *
- * Where a sampler here computes exactly what GSL's does (uniform, flat,
- * exponential: the same uniform, the same formula), both versions use it:
- * the tables are the same bytes, the golden tables say so.
+ * Where a sampler here computes exactly what GSL's does (uniform, flat:
+ * the same uniform, the same formula), both versions use it: the tables
+ * are the same bytes, the golden tables say so.
  */
 #ifndef MTGCTL_DRAW_H
 #define MTGCTL_DRAW_H
@@ -56,10 +57,19 @@ static inline double draw_flat(gsl_rng *r, double a, double b)
 	return a * (1 - u) + b * u;
 }
 
-/* Exponential of mean mu by inversion, as gsl_ran_exponential(). */
-static inline double draw_exponential(gsl_rng *r, double mu)
+/*
+ * Exponential of mean mu by inversion: 1 as gsl_ran_exponential(), 2
+ * with log(1 - u) for libm's log1p(-u), a quarter of its time: 1 - u is
+ * exact (u is k 2^-32), so both are the correctly rounded log within an
+ * ulp.
+ */
+static inline double draw_exponential(gsl_rng *r, int samplers, double mu)
 {
-	return -mu * log1p(-draw_uniform(r));
+	double u = draw_uniform(r);
+
+	if (samplers == SAMPLERS_GSL)
+		return -mu * log1p(-u);
+	return -mu * log(1 - u);
 }
 
 /*
@@ -78,7 +88,10 @@ static inline double draw_pareto(gsl_rng *r, int samplers, double a, double b)
 /* exp(N(zeta, sigma)). */
 double draw_lognormal(gsl_rng *r, int samplers, double zeta, double sigma);
 
-/* Student's t with nu degrees of freedom. */
-double draw_tdist(gsl_rng *r, int samplers, double nu);
+/* Student's t with nu degrees of freedom: its sampler's tables, once. */
+struct draw_tdist;
+struct draw_tdist *draw_tdist_new(double nu);	/* NULL: out of memory */
+void draw_tdist_free(struct draw_tdist *t);
+double draw_tdist(gsl_rng *r, int samplers, const struct draw_tdist *t);
 
 #endif /* MTGCTL_DRAW_H */

@@ -96,7 +96,7 @@ static double law_draw(gsl_rng *r, const struct idf_tg *tg)
 
 	switch (tg->len_law) {
 	case IDF_LEN_EXPONENTIAL:
-		return draw_exponential(r, p[0]);
+		return draw_exponential(r, idf_samplers(tg), p[0]);
 	case IDF_LEN_POISSON:
 		return gsl_ran_poisson(r, p[0]);
 	case IDF_LEN_NORMAL:

@@ -82,12 +82,12 @@ static const double csi_p[8] = {
 };
 
 /* Student's t at location mu, scale sigma, redrawn while below 0. */
-static double student(struct model_gen *g, double mu, double sigma, double nu)
+static double student(struct model_gen *g, double mu, double sigma)
 {
 	double v;
 
 	do
-		v = mu + sigma * draw_tdist(g->rng, g->samplers, nu);
+		v = mu + sigma * draw_tdist(g->rng, g->samplers, g->tdist);
 	while (v < 0);
 	return v;
 }
@@ -102,11 +102,11 @@ static double preset_gap(struct model_gen *g)
 	case IDF_DIST_QUAKE3:
 		/* D-ITG's mixture: draw which part, then from it */
 		return draw_uniform(r) < 0.6 ?
-			draw_exponential(r, 4.29 * MS) : 10.75 * MS;
+			draw_exponential(r, g->samplers, 4.29 * MS) : 10.75 * MS;
 	case IDF_DIST_CSA:
-		return student(g, 41.6994 * MS, 0.104821 * MS, 0.704073);
+		return student(g, 41.6994 * MS, 0.104821 * MS);
 	case IDF_DIST_CSI:
-		return student(g, 41.6858 * MS, 0.0694393 * MS, 1.08341);
+		return student(g, 41.6858 * MS, 0.0694393 * MS);
 	default:	/* voip, dns: fixed, spread by base_next() */
 		return 0;
 	}
@@ -154,14 +154,23 @@ static int preset_init(struct model_gen *g, char *err, size_t size)
 	g->min_len = idf_min_len(g->tg);
 	g->headers = g->tg->header == IDF_HEADER_DITG ? idf_l4_over(g->tg) :
 		g->min_len;
-	if (g->tg->dist == IDF_DIST_TELNET)
+	switch (g->tg->dist) {
+	case IDF_DIST_TELNET:
 		g->sizes = gsl_ran_discrete_preproc(15, telnet_p);
-	else if (g->tg->dist == IDF_DIST_CSI)
+		break;
+	case IDF_DIST_CSA:
+		g->tdist = draw_tdist_new(0.704073);
+		break;
+	case IDF_DIST_CSI:
 		g->sizes = gsl_ran_discrete_preproc(8, csi_p);
-	else
+		g->tdist = draw_tdist_new(1.08341);
+		break;
+	default:
 		return 0;
-	if (!g->sizes) {
-		snprintf(err, size, "out of memory for the preset's sizes");
+	}
+	if ((g->tg->dist != IDF_DIST_CSA && !g->sizes) ||
+	    (g->tg->dist != IDF_DIST_TELNET && !g->tdist)) {
+		snprintf(err, size, "out of memory for the preset's tables");
 		return -1;
 	}
 	return 0;
@@ -317,7 +326,8 @@ static double mmpp_gap(struct model_gen *g)
 	double gap = 0, x;
 
 	for (;;) {
-		x = draw_exponential(g->rng, 1 / g->rate[g->state]);
+		x = draw_exponential(g->rng, g->samplers,
+				     1 / g->rate[g->state]);
 		if (x <= g->left) {
 			g->left -= x;
 			return gap + x;
@@ -325,7 +335,7 @@ static double mmpp_gap(struct model_gen *g)
 		/* memoryless: what was drawn past the change is forgotten */
 		gap += g->left;
 		g->state ^= 1;
-		g->left = draw_exponential(g->rng, P(g->state));
+		g->left = draw_exponential(g->rng, g->samplers, P(g->state));
 	}
 }
 
@@ -339,7 +349,7 @@ static void mmpp_init(struct model_gen *g)
 	g->rate[1] = low;
 	/* start in the stationary distribution of the chain */
 	g->state = draw_uniform(g->rng) < th / (th + tl) ? 0 : 1;
-	g->left = draw_exponential(g->rng, P(g->state));
+	g->left = draw_exponential(g->rng, g->samplers, P(g->state));
 }
 
 /* Talkspurts of a geometric number of packets (mean TALK), silences exponential. */
@@ -355,7 +365,7 @@ static double voice_gap(struct model_gen *g)
 	double gap = g->mean_gap;
 
 	if (!--g->spurt_left) {
-		gap += draw_exponential(g->rng, P(1));
+		gap += draw_exponential(g->rng, g->samplers, P(1));
 		g->spurt_left = voice_spurt(g);
 	}
 	return gap;
@@ -391,7 +401,7 @@ static double gap_draw(struct model_gen *g)
 		return draw_flat(r, (double)tg->inta_min,
 				    (double)tg->inta_max);
 	case IDF_DIST_EXPONENTIAL:
-		return draw_exponential(r, g->mean_gap);
+		return draw_exponential(r, g->samplers, g->mean_gap);
 	case IDF_DIST_MMPP:
 		return mmpp_gap(g);
 	case IDF_DIST_VOICE:
@@ -503,8 +513,10 @@ static void calls(struct model_gen *g, struct mtg_tt_entry *e)
 		g->call_left -= gap;
 		return;
 	}
-	gap = g->call_left + draw_exponential(g->rng, (double)tg->call_idle);
-	g->call_left = draw_exponential(g->rng, (double)tg->call_len);
+	gap = g->call_left + draw_exponential(g->rng, g->samplers,
+					      (double)tg->call_idle);
+	g->call_left = draw_exponential(g->rng, g->samplers,
+					(double)tg->call_len);
 	e->gap_ns = (uint64_t)llround(gap < MODEL_GAP_MAX_NS ? gap :
 				      MODEL_GAP_MAX_NS);
 }
@@ -593,9 +605,10 @@ int model_init_on(struct model_gen *g, const struct idf_tg *tg, gsl_rng *rng,
 	}
 	/* the first call starts after an idle time; the first packet's jitter */
 	if (tg->time == IDF_TIME_POISSON) {
-		g->first_ns = (uint64_t)llround(
-			draw_exponential(g->rng, (double)tg->call_idle));
-		g->call_left = draw_exponential(g->rng, (double)tg->call_len);
+		g->first_ns = (uint64_t)llround(draw_exponential(g->rng,
+				g->samplers, (double)tg->call_idle));
+		g->call_left = draw_exponential(g->rng, g->samplers,
+						(double)tg->call_len);
 	}
 	if (tg->jitter) {
 		g->jittered = (uint64_t)llround(draw_flat(g->rng, 0,
@@ -616,5 +629,6 @@ void model_free(struct model_gen *g)
 	free(g->file);
 	if (g->sizes)
 		gsl_ran_discrete_free(g->sizes);
+	draw_tdist_free(g->tdist);
 	memset(g, 0, sizeof(*g));
 }

@@ -63,8 +63,10 @@ struct model_gen {
 	struct mtg_tt_entry *file;
 	size_t file_len;
 	uint64_t backwards;	/* pcap: timestamps going back, gaps of 0 */
-	/* D-ITG's presets: a discrete law of payload bytes; headers' bytes */
+	/* D-ITG's presets: a discrete law of payload bytes; Student's t's
+	 * sampler (csa, csi); headers' bytes */
 	gsl_ran_discrete_t *sizes;
+	struct draw_tdist *tdist;
 	uint32_t headers;
 	uint32_t min_len;	/* idf_min_len(), once */
 };

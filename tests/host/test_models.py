@@ -91,6 +91,7 @@ IID_MODELS = [
     # the laws whose samplers version 1 (GSL's) draws otherwise
     ("dist pareto 0.8 2ms samplers 1", "", sps.pareto(0.8, scale=2 * MS).cdf),
     ("dist lognormal 1ms 0.5 samplers 1", "", sps.lognorm(0.5, scale=MS).cdf),
+    ("dist exponential samplers 1", "", sps.expon(scale=MS).cdf),
 ]
 
 
@@ -583,6 +584,30 @@ def test_presets_follow_ditg(mtgctl, tmp_path, preset, samplers):
         r, ps = rejections(dict(enumerate(gaps)), gaps_law)
         assert r <= MAX_REJECTIONS, (r, ps)
     assert chi2_rejections(payloads, values, probs) <= MAX_REJECTIONS
+
+
+@pytest.mark.parametrize("preset", ["csa", "csi"])
+def test_student_t_ziggurat_in_its_tails(mtgctl, tmp_path, preset):
+    """Samplers 2 draws Student's t by a ziggurat whose tail beyond r
+    (2777 for csa's nu, 217 for csi's: about 1 draw in 430) has its own
+    sampler, and whose layers' edges are where the fast path ends: KS is
+    blind out there. 2,000,000 gaps of one seed against the law in bins
+    at its quantiles, the deep tails among them (10^-5 .. 1 - 10^-5),
+    chi-square at ALPHA. The gaps cut to an hour stay in the top bin."""
+    law = sps.t(*{"csa": (0.704073, 41.6994 * MS, 0.104821 * MS),
+                  "csi": (1.08341, 41.6858 * MS, 0.0694393 * MS)}[preset])
+    n = 2_000_000
+    gaps = table(mtgctl, tmp_path, PRESET_BASE + f"tgid 1 seed 7 dist "
+                 f"{preset}\n", n)["gap_ns"].astype(np.float64)
+    f0 = law.cdf(0)             # drawn again while below 0
+    q = np.array([1e-5, 1e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.02, 0.1, 0.3, 0.5,
+                  0.7, 0.9, 0.98, 0.995, 0.998, 0.999, 0.9995, 0.9999,
+                  0.99999])
+    edges = law.ppf(f0 + q * (1 - f0))
+    obs = np.bincount(np.searchsorted(edges, gaps, side="right"),
+                      minlength=len(q) + 1)
+    exp = np.diff(np.concatenate([[0], q, [1]])) * n
+    assert sps.chisquare(obs, exp).pvalue >= ALPHA, (obs, exp.round())
 
 
 def test_fixed_rate_stream_exact_over_a_long_run(mtgctl, tmp_path):
