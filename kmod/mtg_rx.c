@@ -2,7 +2,9 @@
 /*
  * RX: MTG packets received on the interfaces a session listens on go, as
  * fixed-size records, into rings in the session's shared memory, which the
- * controller polls without a system call per packet.
+ * controller polls without a system call per packet. MTG packets are UDP
+ * datagrams with the MTG header, D-ITG's to the session's D-ITG ports, and
+ * ICMP echo replies with the MTG header, an ICMP TG's round trips.
  *
  * The netfilter netdev ingress hook (one per interface) is the earliest
  * point that stacks with other users of the device and can consume a
@@ -37,6 +39,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
@@ -287,17 +291,19 @@ static int mtg_rx_parse(struct mtg_rx *rx, struct sk_buff *skb,
 	unsigned int l4, l4_len, ip_len, len;
 	struct udphdr _uh;
 	const struct udphdr *uh;
+	bool csum_ok, icmp;
 	__wsum csum;
-	bool csum_ok;
 
 	if (skb_is_gso(skb))
 		return -EPROTONOSUPPORT;
 	if (skb->protocol == htons(ETH_P_IP)) {
 		iph = skb_header_pointer(skb, 0, sizeof(*iph), ipbuf);
 		if (!iph || iph->version != 4 || iph->ihl < 5 ||
-		    iph->protocol != IPPROTO_UDP ||
+		    (iph->protocol != IPPROTO_UDP &&
+		     iph->protocol != IPPROTO_ICMP) ||
 		    (ntohs(iph->frag_off) & IP_OFFSET))
 			return -EPROTONOSUPPORT;
+		icmp = iph->protocol == IPPROTO_ICMP;
 		l4 = iph->ihl * 4;
 		iph = skb_header_pointer(skb, 0, l4, ipbuf);
 		if (!iph)
@@ -309,8 +315,11 @@ static int mtg_rx_parse(struct mtg_rx *rx, struct sk_buff *skb,
 			pkt->flags |= MTG_RX_F_CSUM_BAD;
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		ip6h = skb_header_pointer(skb, 0, sizeof(*ip6h), ipbuf);
-		if (!ip6h || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
+		if (!ip6h || ip6h->version != 6 ||
+		    (ip6h->nexthdr != IPPROTO_UDP &&
+		     ip6h->nexthdr != IPPROTO_ICMPV6))
 			return -EPROTONOSUPPORT;
+		icmp = ip6h->nexthdr == IPPROTO_ICMPV6;
 		pkt->flags |= MTG_RX_F_IPV6;
 		pkt->ttl = ip6h->hop_limit;
 		pkt->tos = ipv6_get_dsfield(ip6h);
@@ -332,10 +341,22 @@ static int mtg_rx_parse(struct mtg_rx *rx, struct sk_buff *skb,
 	uh = skb_header_pointer(skb, l4, sizeof(_uh), &_uh);
 	if (l4_len < sizeof(*uh) || !uh)
 		return -EPROTONOSUPPORT;
+	/*
+	 * Of ICMP, echo replies only (the header is UDP's size): a request
+	 * goes on to the stack, which answers it.
+	 */
+	if (icmp && (((const struct icmphdr *)uh)->type !=
+		     (iph ? ICMP_ECHOREPLY : ICMPV6_ECHO_REPLY) ||
+		     ((const struct icmphdr *)uh)->code))
+		return -EPROTONOSUPPORT;
 	h = NULL;
 	if (l4_len >= sizeof(*uh) + MTG_HDR_LEN)
 		h = skb_header_pointer(skb, l4 + sizeof(*uh), MTG_HDR_LEN,
 				       &pkt->h);
+	if (icmp && (!h || h->magic != htonl(MTG_HDR_MAGIC)))
+		return -EPROTONOSUPPORT;	/* somebody's ping */
+	if (icmp)
+		pkt->flags |= MTG_RX_F_ICMP;
 	if (!h || h->magic != htonl(MTG_HDR_MAGIC)) {
 		pkt->ditg_run = mtg_rx_ditg_run(rx, ntohs(uh->dest));
 		if (!pkt->ditg_run)
@@ -355,7 +376,13 @@ static int mtg_rx_parse(struct mtg_rx *rx, struct sk_buff *skb,
 		csum_ok = true;
 	} else {
 		csum = skb_checksum(skb, l4, l4_len, 0);
-		if (iph)	/* a zero checksum: none, which IPv4 allows */
+		if (icmp && iph)
+			csum_ok = !csum_fold(csum);
+		else if (icmp)
+			csum_ok = !csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
+						   l4_len, IPPROTO_ICMPV6,
+						   csum);
+		else if (iph)	/* a zero checksum: none, which IPv4 allows */
 			csum_ok = !uh->check ||
 				  !csum_tcpudp_magic(iph->saddr, iph->daddr,
 						     l4_len, IPPROTO_UDP, csum);

@@ -12,6 +12,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/etherdevice.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/if_arp.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -37,7 +39,8 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 
 	if (!d->tg_id || d->flags & ~MTG_TG_FLAGS_MASK || d->reserved0 ||
 	    d->reserved1 ||
-	    d->patt_kind > MTG_PATT_INCR || !d->ttl || !d->dst_port ||
+	    d->patt_kind > MTG_PATT_INCR || !d->ttl ||
+	    (d->flags & MTG_TG_FLAGS_ICMP ? d->dst_port : !d->dst_port) ||
 	    !d->table_len || d->table_offset % sizeof(struct mtg_tt_entry) ||
 	    !d->ifindex || d->ifindex > INT_MAX)
 		return -EINVAL;
@@ -46,7 +49,8 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 			return -EINVAL;
 	/* D-ITG's header has no flags to ask receivers to keep anything */
 	if (d->flags & MTG_TG_FLAGS_DITG &&
-	    d->flags & (MTG_TG_FLAGS_KEEP_PAYLOAD | MTG_TG_FLAGS_KEEP_BITS))
+	    d->flags & (MTG_TG_FLAGS_KEEP_PAYLOAD | MTG_TG_FLAGS_KEEP_BITS |
+			MTG_TG_FLAGS_ICMP))
 		return -EINVAL;
 	if (d->flags & MTG_TG_FLAGS_STREAM) {
 		if (d->ring_offset % SMP_CACHE_BYTES)
@@ -153,7 +157,8 @@ static int mtg_tg_route4(struct net *net, struct net_device *dev,
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = dev->ifindex,
-		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_proto = d->flags & MTG_TG_FLAGS_ICMP ? IPPROTO_ICMP :
+				IPPROTO_UDP,
 	};
 	struct neighbour *n;
 	struct rtable *rt;
@@ -244,7 +249,8 @@ static int mtg_tg_route6(struct net *net, struct net_device *dev,
 {
 	struct flowi6 fl6 = {
 		.flowi6_oif = dev->ifindex,
-		.flowi6_proto = IPPROTO_UDP,
+		.flowi6_proto = d->flags & MTG_TG_FLAGS_ICMP ? IPPROTO_ICMPV6 :
+				IPPROTO_UDP,
 	};
 	struct dst_entry *dst;
 	struct neighbour *n;
@@ -286,11 +292,15 @@ err_put_route:
 	return err;
 }
 
-/* The headers every frame of the TG starts with. */
+/*
+ * The headers every frame of the TG starts with. An ICMP echo's header is
+ * UDP's size: the frames' layout is the same.
+ */
 static void mtg_tg_build_template(struct mtg_tg *tg,
 				  const struct mtg_tg_start *d)
 {
 	struct ethhdr *eth = (struct ethhdr *)tg->tmpl;
+	bool icmp = d->flags & MTG_TG_FLAGS_ICMP;
 	struct udphdr *uh;
 
 	ether_addr_copy(eth->h_dest, d->dst_mac);
@@ -300,7 +310,7 @@ static void mtg_tg_build_template(struct mtg_tg *tg,
 
 		eth->h_proto = htons(ETH_P_IPV6);
 		ip6_flow_hdr(ip6h, d->tos, 0);
-		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->nexthdr = icmp ? IPPROTO_ICMPV6 : IPPROTO_UDP;
 		ip6h->hop_limit = d->ttl;
 		memcpy(&ip6h->saddr, d->src_addr, 16);
 		memcpy(&ip6h->daddr, d->dst_addr, 16);
@@ -314,13 +324,21 @@ static void mtg_tg_build_template(struct mtg_tg *tg,
 		iph->tos = d->tos;
 		iph->frag_off = htons(IP_DF);
 		iph->ttl = d->ttl;
-		iph->protocol = IPPROTO_UDP;
+		iph->protocol = icmp ? IPPROTO_ICMP : IPPROTO_UDP;
 		memcpy(&iph->saddr, d->src_addr, 4);
 		memcpy(&iph->daddr, d->dst_addr, 4);
 		uh = (struct udphdr *)(iph + 1);
 	}
-	uh->source = htons(d->src_port);
-	uh->dest = htons(d->dst_port);
+	if (icmp) {
+		struct icmphdr *ih = (struct icmphdr *)uh;
+
+		ih->type = d->flags & MTG_TG_FLAGS_IPV6 ? ICMPV6_ECHO_REQUEST :
+			   ICMP_ECHO;
+		ih->un.echo.id = htons(d->src_port);
+	} else {
+		uh->source = htons(d->src_port);
+		uh->dest = htons(d->dst_port);
+	}
 	tg->tmpl_len = (u8 *)(uh + 1) - tg->tmpl;
 	tg->min_len = tg->tmpl_len + (d->flags & MTG_TG_FLAGS_DITG ?
 				      MTG_DITG_HDR_LEN : MTG_HDR_LEN);
@@ -646,8 +664,8 @@ int mtg_tg_ctrlmsg(struct mtg_session *s, const struct mtg_tg_ctrlmsg *msg)
 		err = -ENOENT;
 		goto out_unlock;
 	}
-	/* D-ITG's header cannot say it is one */
-	if (tg->flags & MTG_TG_FLAGS_DITG) {
+	/* D-ITG's header cannot say it is one; an echo goes back */
+	if (tg->flags & (MTG_TG_FLAGS_DITG | MTG_TG_FLAGS_ICMP)) {
 		err = -EOPNOTSUPP;
 		goto out_unlock;
 	}

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TX: build a TG's frame (Ethernet, IPv4 or IPv6, UDP, MTG header or
- * D-ITG's, payload pattern) and hand it to the device, stamping it as late
- * as possible.
+ * TX: build a TG's frame (Ethernet, IPv4 or IPv6, UDP or an ICMP echo
+ * request, MTG header or D-ITG's, payload pattern) and hand it to the
+ * device, stamping it as late as possible.
  *
- * The UDP checksum is computed with the TX stamp slot zeroed; the stamp is
- * written just before the driver gets the frame (on the qdisc path: just
- * before the frame is queued) and folded into the checksum incrementally.
+ * The UDP or ICMP checksum is computed with the TX stamp slot zeroed; the
+ * stamp is written just before the driver gets the frame (on the qdisc
+ * path: just before the frame is queued) and folded into the checksum
+ * incrementally. An ICMP echo's header is UDP's size, its checksum two
+ * bytes in (struct icmphdr for ICMPv6's too: the same layout).
  * No destructor and no skb->cb pointer refers to module memory: a frame may
  * sit in a qdisc (netem) long after its session is gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/etherdevice.h>
+#include <linux/icmp.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
@@ -54,7 +57,10 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	skb_set_network_header(skb, ETH_HLEN);
 	skb_set_transport_header(skb, tg->tmpl_len - sizeof(struct udphdr));
 	uh = udp_hdr(skb);
-	uh->len = htons(l4_len);
+	if (tg->flags & MTG_TG_FLAGS_ICMP)
+		((struct icmphdr *)uh)->un.echo.sequence = htons((u16)seq);
+	else
+		uh->len = htons(l4_len);
 
 	if (tg->flags & MTG_TG_FLAGS_IPV6) {
 		ipv6_hdr(skb)->payload_len = htons(l4_len);
@@ -109,7 +115,14 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 
 csum:
 	csum = csum_partial(uh, l4_len, 0);
-	if (tg->flags & MTG_TG_FLAGS_IPV6)
+	if (tg->flags & MTG_TG_FLAGS_ICMP && !(tg->flags & MTG_TG_FLAGS_IPV6))
+		((struct icmphdr *)uh)->checksum = csum_fold(csum);
+	else if (tg->flags & MTG_TG_FLAGS_ICMP)
+		((struct icmphdr *)uh)->checksum =
+			csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
+					&ipv6_hdr(skb)->daddr, l4_len,
+					IPPROTO_ICMPV6, csum);
+	else if (tg->flags & MTG_TG_FLAGS_IPV6)
 		uh->check = csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
 					    &ipv6_hdr(skb)->daddr, l4_len,
 					    IPPROTO_UDP, csum);
@@ -117,7 +130,8 @@ csum:
 		uh->check = csum_tcpudp_magic(ip_hdr(skb)->saddr,
 					      ip_hdr(skb)->daddr, l4_len,
 					      IPPROTO_UDP, csum);
-	if (!uh->check)
+	/* UDP's zero says "none"; ICMP's is a checksum */
+	if (!(tg->flags & MTG_TG_FLAGS_ICMP) && !uh->check)
 		uh->check = CSUM_MANGLED_0;
 
 	skb->protocol = eth_hdr(skb)->h_proto;
@@ -145,10 +159,12 @@ static void mtg_ditg_time(u64 stamp, __be32 tod[2])
 	tod[1] = cpu_to_be32(usec);
 }
 
-/* Write the TX stamp and fold it into the UDP checksum. */
+/* Write the TX stamp and fold it into the UDP or ICMP checksum. */
 static void mtg_tx_stamp(struct sk_buff *skb, u32 tg_flags, u64 stamp)
 {
 	struct udphdr *uh = udp_hdr(skb);
+	bool icmp = tg_flags & MTG_TG_FLAGS_ICMP;
+	__sum16 *check = icmp ? &((struct icmphdr *)uh)->checksum : &uh->check;
 	__be32 tod[2];
 	__be64 tx;
 	__wsum diff;
@@ -167,9 +183,9 @@ static void mtg_tx_stamp(struct sk_buff *skb, u32 tg_flags, u64 stamp)
 		h->tx_ns = tx;
 		diff = csum_partial(&tx, sizeof(tx), 0);
 	}
-	inet_proto_csum_replace_by_diff(&uh->check, skb, diff, false, false);
-	if (!uh->check)
-		uh->check = CSUM_MANGLED_0;
+	inet_proto_csum_replace_by_diff(check, skb, diff, false, false);
+	if (!icmp && !*check)
+		*check = CSUM_MANGLED_0;
 }
 
 /*

@@ -43,7 +43,7 @@
 #define MTG_DEVICE_PATH		"/dev/mtg"
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		5	/* new commands */
+#define MTG_ABI_MINOR		6	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -229,6 +229,14 @@ struct mtg_tt_ring {
  * header (struct mtg_ditg_hdr, below) where the MTG header would be, and
  * the pattern after it; not with MTG_TG_FLAGS_KEEP_* (EINVAL), and the
  * TG sends no control message (EOPNOTSUPP).
+ *
+ * With MTG_TG_FLAGS_ICMP (ABI 1.6) the packets are ICMP echo requests
+ * (ICMPv6 with MTG_TG_FLAGS_IPV6): the 8-byte ICMP header where UDP's
+ * would be, its identifier src_port, its sequence number the low 16 bits
+ * of the MTG one, then the MTG header and the pattern as the echo's data,
+ * which the destination's echo reply carries back to be recorded
+ * (MTG_RX_F_ICMP). dst_port must be 0; not with MTG_TG_FLAGS_DITG
+ * (EINVAL); no control message (EOPNOTSUPP).
  */
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
@@ -241,8 +249,8 @@ struct mtg_tg_start {
 				 * zero: the route's choice (out: used)
 				 */
 	__u8 dst_addr[16];	/* network order; IPv4 in the first 4 bytes */
-	__u16 src_port;		/* UDP, host order */
-	__u16 dst_port;		/* UDP, host order, nonzero */
+	__u16 src_port;		/* UDP, host order; ICMP: the identifier */
+	__u16 dst_port;		/* UDP, host order, nonzero; ICMP: 0 */
 	__u8 tos;		/* IPv4 TOS or IPv6 traffic class */
 	__u8 ttl;		/* TTL or hop limit, 1..255 */
 	__u8 dst_mac[6];	/* in with MTG_TG_FLAGS_DST_MAC; out: used */
@@ -424,6 +432,10 @@ struct mtg_rx_stats {
 #define MTG_RX_F_CSUM_PARTIAL	(1U << 8)	/* the UDP checksum was left to
 						 * offload by a sender on this
 						 * host: not checked (1.5)
+						 */
+#define MTG_RX_F_ICMP		(1U << 9)	/* an ICMP echo reply: tx_ns is
+						 * the request's, a round trip
+						 * (1.6)
 						 */
 
 /*

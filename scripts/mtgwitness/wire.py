@@ -5,7 +5,8 @@
   order, micro- or nanosecond timestamps);
 - Ethernet, IPv4, IPv6 and UDP, with the IPv4 header checksum and the UDP
   checksum (IPv4 and IPv6 pseudo-headers) verified, and required on every
-  MTG frame (mtg always computes it);
+  MTG frame (mtg always computes it); ICMP and ICMPv6 echoes (an ICMP
+  TG's requests and the replies that bring its header back);
 - the MTG header of kmod/uapi/mtg.h (all fields) and its CRC32C;
 - the payload patterns, regenerated from the header, and a wrong-bit count;
 - the lateness histogram's buckets (MTG_LAT_BUCKETS) and their bounds.
@@ -23,8 +24,12 @@ from . import abi
 ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD
 ETH_P_8021Q = 0x8100
+IPPROTO_ICMP = 1
 IPPROTO_TCP = 6
 IPPROTO_UDP = 17
+IPPROTO_ICMPV6 = 58
+ICMP_ECHO_REQUEST = {IPPROTO_ICMP: 8, IPPROTO_ICMPV6: 128}
+ICMP_ECHO_REPLY = {IPPROTO_ICMP: 0, IPPROTO_ICMPV6: 129}
 LINKTYPE_ETHERNET = 1
 
 # --- pcap -------------------------------------------------------------------
@@ -489,6 +494,23 @@ def build_frame(src, dst, sport, dport, payload, src_mac="02:00:00:00:00:01",
                      ip_id, df)
 
 
+def build_icmp_echo(src, dst, ident, seq, data, reply=False,
+                    src_mac="02:00:00:00:00:01", dst_mac="02:00:00:00:00:02",
+                    ttl=64):
+    """An Ethernet/IP/ICMP (ICMPv6 over IPv6) echo request or reply with
+    correct checksums, built with struct."""
+    src, dst = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    proto = IPPROTO_ICMP if src.version == 4 else IPPROTO_ICMPV6
+    kind = (ICMP_ECHO_REPLY if reply else ICMP_ECHO_REQUEST)[proto]
+    icmp = struct.pack("!BBHHH", kind, 0, 0, ident, seq) + data
+    pseudo = b"" if proto == IPPROTO_ICMP else \
+        pseudo_header(src.packed, dst.packed, len(icmp), proto)
+    csum = inet_checksum(pseudo + icmp)
+    icmp = icmp[:2] + struct.pack("!H", csum) + icmp[4:]
+    return _ip_frame(src, dst, proto, icmp, src_mac, dst_mac, ttl, 0, 0,
+                     True)
+
+
 TCP_FIN, TCP_SYN, TCP_PSH, TCP_ACK = 0x01, 0x02, 0x08, 0x10
 
 
@@ -519,10 +541,11 @@ class RxView:
     payload: bytes          # after the MTG header
 
 
-def rx_view(data):
-    """The receive path's rules (Documentation/abi.rst, "The receive
-    path"), applied to an Ethernet frame: None if the hook leaves it alone
-    (not an MTG packet, or another version's), else an RxView."""
+def _l4(data):
+    """(protocol, src, dst, L4 bytes, flags) of an IPv4 (not a later
+    fragment) or IPv6 frame carrying UDP, ICMP or ICMPv6, else None;
+    flags: RX_F_IPV6, and RX_F_CSUM_BAD for a wrong IPv4 header checksum
+    or IP length."""
     if len(data) < 14:
         return None
     ethertype = struct.unpack_from("!H", data, 12)[0]
@@ -533,24 +556,68 @@ def rx_view(data):
             return None
         vihl, _, tot_len, _, frag, _, proto = struct.unpack_from("!BBHHHBB", net)
         ihl = (vihl & 15) * 4
-        if vihl >> 4 != 4 or ihl < 20 or proto != IPPROTO_UDP or \
+        if vihl >> 4 != 4 or ihl < 20 or \
+                proto not in (IPPROTO_UDP, IPPROTO_ICMP) or \
                 frag & 0x1FFF or len(net) < ihl:
             return None
         if ones_complement_sum(net[:ihl]) != 0xFFFF or tot_len != len(net):
             flags |= abi.RX_F_CSUM_BAD
-        src, dst, l4 = net[12:16], net[16:20], net[ihl:]
-    elif ethertype == ETH_P_IPV6:
+        return proto, net[12:16], net[16:20], net[ihl:], flags
+    if ethertype == ETH_P_IPV6:
         if len(net) < 40:
             return None
-        vtcfl, plen, nxt = struct.unpack_from("!IHB", net)
-        if vtcfl >> 28 != 6 or nxt != IPPROTO_UDP:
+        vtcfl, plen, proto = struct.unpack_from("!IHB", net)
+        if vtcfl >> 28 != 6 or proto not in (IPPROTO_UDP, IPPROTO_ICMPV6):
             return None
         flags |= abi.RX_F_IPV6
         if plen + 40 != len(net):
             flags |= abi.RX_F_CSUM_BAD
-        src, dst, l4 = net[8:24], net[24:40], net[40:]
-    else:
+        return proto, net[8:24], net[24:40], net[40:], flags
+    return None
+
+
+@dataclasses.dataclass
+class IcmpEcho:
+    """An ICMP or ICMPv6 echo: see icmp_echo()."""
+    reply: bool
+    ident: int
+    seq: int                # the ICMP header's, 16 bits
+    hdr: MtgHeader | None   # the MTG header its data starts with, if any
+    csum_ok: bool           # the ICMP checksum (ICMPv6's: pseudo-header)
+
+
+def icmp_echo(data):
+    """The echo request or reply an Ethernet frame holds, else None."""
+    got = _l4(data)
+    if not got or got[0] == IPPROTO_UDP or len(got[3]) < 8:
         return None
+    proto, src, dst, l4, _ = got
+    kind, code, _, ident, seq = struct.unpack_from("!BBHHH", l4)
+    if code or kind not in (ICMP_ECHO_REQUEST[proto], ICMP_ECHO_REPLY[proto]):
+        return None
+    hdr = None
+    if len(l4) >= 8 + abi.HDR_LEN and \
+            struct.unpack_from("!I", l4, 8)[0] == abi.HDR_MAGIC:
+        hdr = MtgHeader.decode(l4[8:])
+    pseudo = b"" if proto == IPPROTO_ICMP else \
+        pseudo_header(src, dst, len(l4), proto)
+    return IcmpEcho(kind == ICMP_ECHO_REPLY[proto], ident, seq, hdr,
+                    ones_complement_sum(pseudo + l4) == 0xFFFF)
+
+
+def rx_view(data):
+    """The receive path's rules (Documentation/abi.rst, "The receive
+    path"), applied to an Ethernet frame: None if the hook leaves it alone
+    (not an MTG packet, or another version's), else an RxView."""
+    got = _l4(data)
+    if not got:
+        return None
+    proto, src, dst, l4, flags = got
+    if proto != IPPROTO_UDP:
+        # of ICMP, the echo replies only: a request is the stack's
+        if len(l4) < 8 or l4[0] != ICMP_ECHO_REPLY[proto] or l4[1]:
+            return None
+        flags |= abi.RX_F_ICMP
     if len(l4) < 8 + abi.HDR_LEN or \
             struct.unpack_from("!I", l4, 8)[0] != abi.HDR_MAGIC:
         return None
@@ -560,8 +627,12 @@ def rx_view(data):
     elif hdr.version != abi.HDR_VERSION or hdr.hdr_len != abi.HDR_LEN:
         return None
     csum = struct.unpack_from("!H", l4, 6)[0]
-    if (csum or ethertype == ETH_P_IPV6) and \
-            ones_complement_sum(pseudo_header(src, dst, len(l4)) + l4) != 0xFFFF:
+    if proto == IPPROTO_ICMP:
+        if ones_complement_sum(l4) != 0xFFFF:
+            flags |= abi.RX_F_CSUM_BAD
+    elif (csum or proto != IPPROTO_UDP or len(src) == 16) and \
+            ones_complement_sum(pseudo_header(src, dst, len(l4), proto) +
+                                l4) != 0xFFFF:
         flags |= abi.RX_F_CSUM_BAD
     payload = bytes(l4[8 + abi.HDR_LEN:])
     ctrl = not flags & abi.RX_F_HDR_CORRUPT and hdr.ctrl

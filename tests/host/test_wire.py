@@ -294,3 +294,40 @@ def test_pcap_known_bytes():
         wire.read_pcap(raw[:-1])
     with pytest.raises(ValueError):
         wire.read_pcap(b"\x0a\x0d\x0d\x0a" + raw[4:])  # pcapng
+
+
+@pytest.mark.parametrize("family", [4, 6])
+def test_icmp_echoes(family):
+    """An ICMP TG's request and the reply that brings its header back:
+    the checksum written as a hand computation says (ICMPv6's over the
+    pseudo-header), the receive path's rules take the reply only (the
+    request is the stack's, which answers it), and a flipped bit in the
+    ICMP message or the MTG header is a bad checksum."""
+    payload = mtg_header().encode(crc="auto") + bytes(10)
+    src, dst = ("10.0.0.1", "10.0.0.2") if family == 4 else ("fd00::1", "fd00::2")
+    request = wire.build_icmp_echo(src, dst, 4001, 42, payload)
+    reply = wire.build_icmp_echo(dst, src, 4001, 42, payload, reply=True)
+    off = 34 if family == 4 else 54
+    for frame, kind in ((request, 8 if family == 4 else 128),
+                        (reply, 0 if family == 4 else 129)):
+        icmp = frame[off:]
+        assert icmp[0] == kind and icmp[1] == 0
+        pseudo = b"" if family == 4 else (
+            frame[22:38] + frame[38:54] +
+            struct.pack("!IHH", len(icmp), 0, 58))
+        assert wire.ones_complement_sum(pseudo + icmp) == 0xFFFF
+        echo = wire.icmp_echo(frame)
+        assert (echo.reply, echo.ident, echo.seq) == (kind in (0, 129), 4001, 42)
+        assert echo.csum_ok
+        assert echo.hdr.crc_ok and echo.hdr.seq == mtg_header().seq
+        assert wire.parse_frame(frame).mtg is None     # not UDP
+    assert wire.rx_view(request) is None
+    view = wire.rx_view(reply)
+    assert view.flags == abi.RX_F_ICMP | (abi.RX_F_IPV6 if family == 6 else 0)
+    assert view.hdr.crc_ok and view.payload == bytes(10)
+    bad = bytearray(reply)
+    bad[off + 8 + abi.HDR_LEN] ^= 1                    # the payload's
+    assert wire.rx_view(bytes(bad)).flags & abi.RX_F_CSUM_BAD
+    assert not wire.icmp_echo(bytes(bad)).csum_ok
+    ping = wire.build_icmp_echo(dst, src, 1, 1, b"abcdefgh" * 12, reply=True)
+    assert wire.rx_view(ping) is None                  # somebody's ping

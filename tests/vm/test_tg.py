@@ -732,6 +732,10 @@ BAD_FIELDS = {
     "cpu 2^32-1": ({"cpu": 2**32 - 1}, {errno.ENXIO, errno.EINVAL}),
     "table_len 0": ({"table_len": 0}, {errno.EINVAL}),
     "ring without STREAM": ({"ring_offset": 64}, {errno.EINVAL}),
+    # an echo has no port (its identifier is src_port), nor D-ITG's header
+    "ICMP with dst_port": ({"flags": abi.TG_FLAGS_ICMP}, {errno.EINVAL}),
+    "ICMP with DITG": ({"flags": abi.TG_FLAGS_ICMP | abi.TG_FLAGS_DITG,
+                        "dst_port": 0}, {errno.EINVAL}),
 }
 
 

@@ -83,6 +83,9 @@ enum mtg_tg_error {
  *   (MTG_HDR_F_KEEP_BITS).
  * @MTG_TG_FLAGS_DITG: D-ITG's payload header (struct mtg_ditg_hdr) instead of
  *   the MTG header (ABI 1.5).
+ * @MTG_TG_FLAGS_ICMP: ICMP echo requests instead of UDP datagrams, the MTG
+ *   header in their data, which the destination's echo reply brings back (ABI
+ *   1.6).
  */
 enum mtg_tg_flags {
 	MTG_TG_FLAGS_IPV6 = 1,
@@ -95,9 +98,10 @@ enum mtg_tg_flags {
 	MTG_TG_FLAGS_KEEP_PAYLOAD = 128,
 	MTG_TG_FLAGS_KEEP_BITS = 256,
 	MTG_TG_FLAGS_DITG = 512,
+	MTG_TG_FLAGS_ICMP = 1024,
 
 	/* private: */
-	MTG_TG_FLAGS_MASK = 1023,
+	MTG_TG_FLAGS_MASK = 2047,
 };
 
 /**
