@@ -46,6 +46,7 @@ F_KEPT = 0x20           # extra entries of the record (payload, wrong bits)
 F_KEEP_LOST = 0x40      # one asked for, lost: the module had no room
 F_DITG = 0x80           # D-ITG's payload: no CRC, pattern or schedule
 F_CSUM_PARTIAL = 0x100  # a local sender's checksum, left to offload: unchecked
+F_ICMP = 0x200          # an ICMP echo reply: tx_ns the request's, a round trip
 # A sequence number at or above this was never sent (a sender would have
 # sent 2^63 packets): the record is implausible, counted apart.
 SEQ_LIMIT = 1 << 63
@@ -208,7 +209,7 @@ RECORD_FLAGS = {"stamp_mask": STAMP_MASK, "stamp_hook": 0, "stamp_sw": 1,
                 "stamp_hw": 2, "ipv6": F_IPV6, "hdr_corrupt": F_HDR_CORRUPT,
                 "csum_bad": F_CSUM_BAD, "kept": F_KEPT,
                 "keep_lost": F_KEEP_LOST, "ditg": F_DITG,
-                "csum_partial": F_CSUM_PARTIAL}
+                "csum_partial": F_CSUM_PARTIAL, "icmp": F_ICMP}
 META = _obj(
     "format", "version", "record",
     format=("const", "mtg-recording"), version=UINT, command=STR,

@@ -141,7 +141,9 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	char src[80], dst[80];
 
 	idf_endpoint_str(&tg->src, idf_src_port(tg), src, sizeof(src));
-	if (tg->addr == IDF_ADDR_STATION)
+	if (tg->proto == IDF_PROTO_ICMP)	/* an echo has no port */
+		idf_addr_str(&tg->dst, dst, sizeof(dst));
+	else if (tg->addr == IDF_ADDR_STATION)
 		idf_endpoint_str(&tg->dst, tg->dst.port, dst, sizeof(dst));
 	else
 		snprintf(dst, sizeof(dst), "(%s):%u",
@@ -211,7 +213,11 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	if (tg->header == IDF_HEADER_DITG)
 		printf("  header ditg: D-ITG's (flow id %u, its sequence numbers and send times), no MTG header\n",
 		       tg->id);
-	if (tg->meter == IDF_METER_RTT)
+	if (tg->proto == IDF_PROTO_ICMP)
+		printf("  proto icmp: echo requests (identifier %u), the destination's replies recorded on %s%s%s: round trips\n",
+		       idf_src_port(tg), tg->dev, tg->netns[0] ? "@" : "",
+		       tg->netns);
+	else if (tg->meter == IDF_METER_RTT)
 		printf("  meter rtt: reflected back, stamped in slot %u, recorded on %s%s%s\n",
 		       tg->rtt_slot, tg->dev, tg->netns[0] ? "@" : "",
 		       tg->netns);

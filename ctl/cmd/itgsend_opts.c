@@ -203,7 +203,7 @@ static int set_iface(struct flow *f, const struct tok *o)
 
 static int set_proto(struct flow *f, const struct tok *o)
 {
-	static const char *const others[] = { "TCP", "ICMP", "SCTP", "DCCP" };
+	static const char *const others[] = { "TCP", "SCTP", "DCCP" };
 	const struct tok *t = value(f, o, 1, "UDP, TCP, ICMP, SCTP or DCCP");
 	size_t i;
 
@@ -211,9 +211,15 @@ static int set_proto(struct flow *f, const struct tok *o)
 		return -1;
 	if (!strcasecmp(t->s, "UDP"))
 		return 0;
+	/* D-ITG's ICMP is logged one way by an ITGRecv; mtg's is not */
+	if (!strcasecmp(t->s, "ICMP")) {
+		flow_error(f, t, "'%s ICMP': D-ITG's echoes are logged by an ITGRecv, one way; mtg's are answered by the destination's kernel and measured as round trips: write an IDF with 'proto icmp' (Documentation/ditg.rst)",
+			   o->s);
+		return -1;
+	}
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
 		if (!strcasecmp(t->s, others[i])) {
-			flow_error(f, t, "'%s %s': mtg sends UDP only; %s is " ISSUE,
+			flow_error(f, t, "'%s %s': mtg sends UDP and ICMP echoes; %s is " ISSUE,
 				   o->s, others[i], others[i]);
 			return -1;
 		}

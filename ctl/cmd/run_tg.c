@@ -38,6 +38,8 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_FLAGS_KEEP_BITS;
 	if (tg->header == IDF_HEADER_DITG)
 		s->flags |= MTG_TG_FLAGS_DITG;
+	if (tg->proto == IDF_PROTO_ICMP)
+		s->flags |= MTG_TG_FLAGS_ICMP;
 	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
 		(uint32_t)t->netns_fd;
 	s->ifindex = t->ifindex;
@@ -49,7 +51,8 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		memset(s->dst_mac, 0xff, sizeof(s->dst_mac));
 	}
 	s->src_port = idf_src_port(tg);
-	s->dst_port = tg->dst.port;
+	/* an echo's identifier is the source port; it has no other */
+	s->dst_port = tg->proto == IDF_PROTO_ICMP ? 0 : tg->dst.port;
 	s->tos = tg->tos;
 	s->ttl = tg->ttl;
 	switch (tg->patt) {

@@ -79,7 +79,7 @@
 	K(netns,	"NAME")					\
 	K(cpu,		"N")					\
 	K(src,		"ADDR[:PORT]")				\
-	K(dst,		"ADDR:PORT")				\
+	K(dst,		"ADDR:PORT | ADDR (proto icmp)")	\
 	K(tos,		"N")					\
 	K(ttl,		"N")					\
 	K(path,		"driver|qdisc")				\
@@ -100,7 +100,8 @@
 	K(probe,	"DEV[@NETNS] slot K [ingress|egress]")	\
 	K(host,		"NAME ADDR[:PORT] (globals) | NAME (a TG)")	\
 	K(meter,	"owd | rtt [slot K]")			\
-	K(header,	"mtg|ditg")
+	K(header,	"mtg|ditg")				\
+	K(proto,	"udp|icmp")
 
 enum idf_kw {
 #define IDF_KW_ENUM(name, args) IDF_KW_##name,
@@ -179,6 +180,8 @@ enum idf_late { IDF_LATE_CATCHUP, IDF_LATE_SKIP };
 enum idf_meter { IDF_METER_OWD, IDF_METER_RTT };
 /* The header its packets carry: MTG's, or D-ITG's standard one. */
 enum idf_header { IDF_HEADER_MTG, IDF_HEADER_DITG };
+/* What carries them: UDP datagrams, or ICMP echo requests (`proto`). */
+enum idf_proto { IDF_PROTO_UDP, IDF_PROTO_ICMP };
 /* What receivers keep of a TG's packets besides the header (`keep`). */
 #define IDF_KEEP_PAYLOAD	(1U << 0)
 #define IDF_KEEP_BITS		(1U << 1)
@@ -281,6 +284,7 @@ struct idf_tg {
 	unsigned int rtt_slot;	/* meter rtt: mtg_hdr.tp_ns[] the reflector
 				 * stamps */
 	enum idf_header header;
+	enum idf_proto proto;
 };
 
 /* A host whose `mtgctl daemon` runs TGs (`host NAME ADDR[:PORT]`). */
@@ -464,6 +468,7 @@ const char *idf_mode_name(enum idf_mode m);
 const char *idf_late_name(enum idf_late l);
 const char *idf_meter_name(enum idf_meter m);
 const char *idf_header_name(enum idf_header h);
+const char *idf_proto_name(enum idf_proto p);
 
 /* The model's parameters: how many, the name of the i-th (upper case). */
 unsigned int idf_dist_nparams(enum idf_dist d);

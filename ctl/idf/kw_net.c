@@ -59,11 +59,19 @@ int parse_src(struct parser *p, struct idf_tg *tg)
 	return t ? arg_endpoint(p, t, false, &tg->src) : -1;
 }
 
+/*
+ * dst ADDR:PORT, or ADDR alone for `proto icmp` (an echo has no port;
+ * validation says so of a UDP TG's, which may give `proto` later on).
+ */
 int parse_dst(struct parser *p, struct idf_tg *tg)
 {
 	struct tok *t = need(p, "ADDR:PORT");
 
-	return t ? arg_endpoint(p, t, true, &tg->dst) : -1;
+	if (!t)
+		return -1;
+	if (!idf_parse_endpoint(t->s, false, &tg->dst) && tg->dst.family)
+		return 0;
+	return arg_endpoint(p, t, true, &tg->dst);
 }
 
 /*
@@ -336,6 +344,17 @@ int parse_header(struct parser *p, struct idf_tg *tg)
 	if (parse_choice(p, "mtg", "ditg", &v))
 		return -1;
 	tg->header = v ? IDF_HEADER_DITG : IDF_HEADER_MTG;
+	return 0;
+}
+
+/* proto udp|icmp: UDP datagrams, or ICMP echo requests (round trips) */
+int parse_proto(struct parser *p, struct idf_tg *tg)
+{
+	int v;
+
+	if (parse_choice(p, "udp", "icmp", &v))
+		return -1;
+	tg->proto = v ? IDF_PROTO_ICMP : IDF_PROTO_UDP;
 	return 0;
 }
 

@@ -204,6 +204,11 @@ const char *idf_header_name(enum idf_header h)
 	return h == IDF_HEADER_DITG ? "ditg" : "mtg";
 }
 
+const char *idf_proto_name(enum idf_proto p)
+{
+	return p == IDF_PROTO_ICMP ? "icmp" : "udp";
+}
+
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)
 {
 	if (!a->family || !inet_ntop(a->family, a->addr, buf, size))

@@ -110,6 +110,8 @@ static void check_rtt(struct idf_file *f, const struct idf_tg *tg)
 	if (idf_has(tg, IDF_KW_addr) && tg->addr == IDF_ADDR_BROADCAST)
 		error_loc(f, at, "TG %u: 'meter rtt' measures round trips to one station: not with 'addr broadcast'",
 			  tg->id);
+	if (tg->proto == IDF_PROTO_ICMP)
+		return;		/* the echo is a kernel's, not a reflector's */
 	for (i = 0; i < f->nprobes; i++)
 		if (f->probes[i].slot == tg->rtt_slot)
 			error_loc(f, at, "TG %u: 'meter rtt' has the reflector stamp slot %u, which the probe on %s (line %u) writes: a reflector sends back only frames whose slot is 0 (give 'meter rtt slot K')",
@@ -129,12 +131,46 @@ static void check_ditg(struct idf_file *f, const struct idf_tg *tg)
 	if (tg->keep)
 		error_loc(f, at, "TG %u: 'header ditg' has no flags to ask receivers to keep anything: not with 'keep'",
 			  tg->id);
-	if (tg->meter == IDF_METER_RTT)
+	if (tg->meter == IDF_METER_RTT && tg->proto != IDF_PROTO_ICMP)
 		error_loc(f, at, "TG %u: 'header ditg' with 'meter rtt': the reflector and this host's receive path read MTG headers; D-ITG's round trips are not supported yet",
 			  tg->id);
 	for (i = 0; i < f->nctrls; i++)
 		if (&f->tgs[f->ctrls[i].tg] == tg) {
 			error_loc(f, &f->ctrls[i].loc, "TG %u: 'ctrl' needs the MTG header, which says a packet is a control message: not with 'header ditg'",
+				  tg->id);
+			break;
+		}
+}
+
+/*
+ * proto icmp: echo requests, which the destination's kernel answers with
+ * the MTG header inside: a round trip, recorded where the reply arrives.
+ */
+static void check_icmp(struct idf_file *f, struct idf_tg *tg)
+{
+	const struct idf_loc *at = &tg->loc[IDF_KW_proto];
+	size_t i;
+
+	if (idf_has(tg, IDF_KW_meter) && !(tg->bad & IDF_KW_BIT(IDF_KW_meter)) &&
+	    tg->meter != IDF_METER_RTT)
+		error_loc(f, &tg->loc[IDF_KW_meter], "TG %u: 'proto icmp' is measured where its echoes come back: 'meter rtt' (its default), not 'meter owd'",
+			  tg->id);
+	tg->meter = IDF_METER_RTT;
+	if (tg->header == IDF_HEADER_DITG)
+		error_loc(f, at, "TG %u: 'proto icmp' carries the MTG header in its echoes: not with 'header ditg'",
+			  tg->id);
+	if (idf_has(tg, IDF_KW_rcvr))
+		error_loc(f, &tg->loc[IDF_KW_rcvr], "TG %u: 'proto icmp' needs no receiver: the destination's kernel answers the echoes",
+			  tg->id);
+	if (idf_has(tg, IDF_KW_addr) && tg->addr == IDF_ADDR_MYSELF)
+		error_loc(f, &tg->loc[IDF_KW_addr], "TG %u: 'proto icmp' is answered by the destination's kernel: not with 'addr myself'",
+			  tg->id);
+	if (idf_has(tg, IDF_KW_dst) && tg->dst.port)
+		warn_loc(f, &tg->loc[IDF_KW_dst], "TG %u: the port of 'dst' is ignored: an ICMP echo has none (its identifier is the source port, %u)",
+			 tg->id, idf_src_port(tg));
+	for (i = 0; i < f->nctrls; i++)
+		if (&f->tgs[f->ctrls[i].tg] == tg) {
+			error_loc(f, &f->ctrls[i].loc, "TG %u: 'ctrl' goes to a receiver, and an ICMP TG's echoes come back to itself: not with 'proto icmp'",
 				  tg->id);
 			break;
 		}
@@ -177,7 +213,14 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  "TG %u: 'rcvr' agrees a flow to one station: not with 'addr %s'",
 			  tg->id, tg->addr == IDF_ADDR_MYSELF ? "myself" :
 			  "broadcast");
-	if (KNOWN(meter) && tg->meter == IDF_METER_RTT)
+	if (tg->proto == IDF_PROTO_ICMP)
+		check_icmp(f, tg);
+	else if (KNOWN(dst) && !tg->dst.port && (KNOWN(proto) || !GIVEN(proto)))
+		error_loc(f, &tg->loc[IDF_KW_dst],
+			  "TG %u: 'dst' has no port: a UDP flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none",
+			  tg->id);
+	if ((KNOWN(meter) || tg->proto == IDF_PROTO_ICMP) &&
+	    tg->meter == IDF_METER_RTT)
 		check_rtt(f, tg);
 	if (KNOWN(header) && tg->header == IDF_HEADER_DITG)
 		check_ditg(f, tg);
@@ -226,10 +269,11 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 			  v6 ? "IPv4" : "IPv6", v6 ? "IPv6" : "IPv4");
 	if (KNOWN(pkts) && tg->len_min < min_len)
 		error_loc(f, &tg->loc[IDF_KW_pkts],
-			  "TG %u: 'pkts'%s %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + UDP 8 + %s header %u)",
+			  "TG %u: 'pkts'%s %u is below the smallest %s frame, %u bytes (Ethernet 14 + %s + %s 8 + %s header %u)",
 			  tg->id, tg->pkts == IDF_PKTS_LAW ? " within MIN" : "",
 			  tg->len_min, v6 ? "IPv6" : "IPv4", min_len,
 			  v6 ? "IPv6 40" : "IPv4 20",
+			  tg->proto == IDF_PROTO_ICMP ? "ICMP" : "UDP",
 			  tg->header == IDF_HEADER_DITG ? "D-ITG" : "MTG",
 			  min_len - idf_l4_over(tg));
 	if (KNOWN(pkts) && tg->len_min >= min_len)

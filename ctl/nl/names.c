@@ -40,6 +40,7 @@ static const struct nl_name tg_flags[] = {
 	NAME(MTG_TG_FLAGS_KEEP_PAYLOAD, "keep_payload"),
 	NAME(MTG_TG_FLAGS_KEEP_BITS, "keep_bits"),
 	NAME(MTG_TG_FLAGS_DITG, "ditg"),
+	NAME(MTG_TG_FLAGS_ICMP, "icmp"),
 };
 
 static const struct nl_name tg_events[] = {

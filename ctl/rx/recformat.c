@@ -137,6 +137,7 @@ static void record_dtype(struct jw *j)
 	jw_ku64(j, "keep_lost", MTG_RX_F_KEEP_LOST);
 	jw_ku64(j, "ditg", MTG_RX_F_DITG);
 	jw_ku64(j, "csum_partial", MTG_RX_F_CSUM_PARTIAL);
+	jw_ku64(j, "icmp", MTG_RX_F_ICMP);
 	jw_obj_end(j);
 	jw_obj_end(j);
 }

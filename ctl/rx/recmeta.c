@@ -128,7 +128,8 @@ static const struct mt_key k_flags[] = {
 	FLAG("ipv6", MTG_RX_F_IPV6), FLAG("hdr_corrupt", MTG_RX_F_HDR_CORRUPT),
 	FLAG("csum_bad", MTG_RX_F_CSUM_BAD), FLAG("kept", MTG_RX_F_KEPT),
 	FLAG("keep_lost", MTG_RX_F_KEEP_LOST), FLAG("ditg", MTG_RX_F_DITG),
-	FLAG("csum_partial", MTG_RX_F_CSUM_PARTIAL), { NULL },
+	FLAG("csum_partial", MTG_RX_F_CSUM_PARTIAL),
+	FLAG("icmp", MTG_RX_F_ICMP), { NULL },
 };
 static const struct mt t_flags = OBJ(k_flags);
 static const struct mt t_rec_bytes = { .kind = MT_CONST_INT,

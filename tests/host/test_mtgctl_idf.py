@@ -360,10 +360,25 @@ ERRORS = [
      "t.idf:2:17: error: TG 1: with 'dist fixed', 'inta' MIN must equal MAX"),
     (BASE + "tgid 1 pkts 200 inta 1 inta 1\n",
      "t.idf:2:24: error: 'inta' given twice (first at line 2)"),
+    # an address alone is proto icmp's: a UDP TG's is missing its port
     (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2\n",
-     "t.idf:2:28: error: 'dst' expects ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000), got '192.0.2.2' (no port)"),
+     "t.idf:2:24: error: TG 1: 'dst' has no port: a UDP flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none"),
     (BASE + "tgid 1 pkts 200 inta 1 dst 2001:db8::1:9\n",
-     "t.idf:2:28: error: 'dst' expects ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000), got '2001:db8::1:9' (an IPv6 address with a port goes in brackets)"),
+     "t.idf:2:24: error: TG 1: 'dst' has no port: a UDP flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto tcp\n",
+     "t.idf:2:44: error: 'proto' expects 'udp' or 'icmp', got 'tcp'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto icmp meter owd\n",
+     "t.idf:2:49: error: TG 1: 'proto icmp' is measured where its echoes come back: 'meter rtt' (its default), not 'meter owd'"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto icmp header ditg\n",
+     "t.idf:2:38: error: TG 1: 'proto icmp' carries the MTG header in its echoes: not with 'header ditg'"),
+    ("key k\n" + BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto icmp rcvr 192.0.2.2\n",
+     "t.idf:3:49: error: TG 1: 'proto icmp' needs no receiver: the destination's kernel answers the echoes"),
+    ("dev eth0 dist fixed\ntgid 1 pkts 200 inta 1 addr myself 9 mac 02:00:00:00:00:01 proto icmp\n",
+     "t.idf:2:24: error: TG 1: 'proto icmp' is answered by the destination's kernel: not with 'addr myself'"),
+    (BASE + "tgid 1 pkts 140 inta 1 dst [2001:db8::1] proto icmp\n",
+     "t.idf:2:8: error: TG 1: 'pkts' 140 is below the smallest IPv6 frame, 150 bytes (Ethernet 14 + IPv6 40 + ICMP 8 + MTG header 88)"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto icmp\nctrl 1s x\n",
+     "t.idf:3:1: error: TG 1: 'ctrl' goes to a receiver, and an ICMP TG's echoes come back to itself: not with 'proto icmp'"),
     (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2:0\n",
      "t.idf:2:28: error: 'dst' expects ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000), got '192.0.2.2:0' (port must be 1..65535)"),
     (BASE + "tgid 1 pkts 200 inta 1 ttl 0\n",
@@ -885,3 +900,26 @@ def test_addr_kinds(mtgctl, tmp_path):
         ("broadcast", {"addr": None, "port": 9000}, "ipv4"),
         ("myself", {"addr": None, "port": 9001}, "ipv4"),
         ("myself", {"addr": None, "port": 9002}, "ipv6")]
+
+
+def test_proto_icmp(mtgctl, tmp_path):
+    """proto icmp: an address without a port, round trips by default, the
+    source port as the echo's identifier (what `check` prints), inherited
+    from the globals; a port given is said to be ignored."""
+    text = ("dev eth0 dist fixed pkts 200 inta 1 proto icmp\n"
+            "tgid 1 dst 192.0.2.2\n"
+            "tgid 2 dst [2001:db8::2] src [2001:db8::1]:777\n"
+            "tgid 3 dst 192.0.2.2:9000\n"
+            "tgid 4 dst 192.0.2.2:9000 proto udp\n")
+    tgs = check_json(mtgctl, tmp_path, text)
+    assert [(t["proto"], t["meter"], t["rtt_slot"], t["dst"]["port"])
+            for t in tgs] == [("icmp", "rtt", None, 0), ("icmp", "rtt", None, 0),
+                              ("icmp", "rtt", None, 9000),
+                              ("udp", "owd", None, 9000)]
+    r = check(mtgctl, tmp_path, text)
+    assert r.returncode == 0
+    assert r.stderr.splitlines() == [
+        "t.idf:4:8: warning: TG 3: the port of 'dst' is ignored: an ICMP "
+        "echo has none (its identifier is the source port, 4003)"]
+    assert "dst 2001:db8::2  IPv6" in r.stdout
+    assert "proto icmp: echo requests (identifier 777)" in r.stdout

@@ -279,10 +279,10 @@ def test_receiver_errors(mtgctl, tmp_path, args, says):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["-T", "TCP"], "'-T TCP': mtg sends UDP only; TCP is not supported yet (issue 20)"),
-    (["-T", "icmp"], "'-T ICMP': mtg sends UDP only; ICMP is not supported yet (issue 20)"),
-    (["-T", "SCTP", "1", "1"], "'-T SCTP': mtg sends UDP only; SCTP"),
-    (["-T", "DCCP"], "'-T DCCP': mtg sends UDP only; DCCP"),
+    (["-T", "TCP"], "'-T TCP': mtg sends UDP and ICMP echoes; TCP is not supported yet (issue 20)"),
+    (["-T", "icmp"], "'-T ICMP': D-ITG's echoes are logged by an ITGRecv, one way; mtg's are answered by the destination's kernel and measured as round trips: write an IDF with 'proto icmp' (Documentation/ditg.rst)"),
+    (["-T", "SCTP", "1", "1"], "'-T SCTP': mtg sends UDP and ICMP echoes; SCTP"),
+    (["-T", "DCCP"], "'-T DCCP': mtg sends UDP and ICMP echoes; DCCP"),
     (["-T", "XTP"], "'-T' expects UDP, TCP, ICMP, SCTP or DCCP, got 'XTP'"),
     (["Telnet"], "'Telnet': ITGSend sends its Telnet over TCP"),
     (["-m", "x"], "'-m' expects owdm or rttm, got 'x'"),
@@ -400,7 +400,7 @@ def test_script_file_errors(mtgctl, tmp_path):
     assert r.stderr.splitlines() == [
         "bad:2:28: error: flow 2: '-C' expects a rate above 0 (packets/s), got 'abc'",
         "bad:3:14: error: flow 3: '-x' is not allowed in a script file (as in ITGSend): give it after the file's name",
-        "bad:4:4: error: flow 4: '-T ICMP': mtg sends UDP only; ICMP is not supported yet (issue 20)",
+        "bad:4:4: error: flow 4: '-T ICMP': D-ITG's echoes are logged by an ITGRecv, one way; mtg's are answered by the destination's kernel and measured as round trips: write an IDF with 'proto icmp' (Documentation/ditg.rst)",
         "bad: nothing started",
     ]
     # a line whose preset came after -c: ITGSend's last-wins gives the
