@@ -9,7 +9,11 @@ clock is the sender's (one host, or clocks synchronised: PTP). The
 reflector's dwell is known where a test point J stamped the frame on its
 arrival at the reflector's host (a probe on the egress of the link's far
 end, on the same host): tpK − tpJ, one clock. Records without the
-reflection stamp, or without tpJ, are counted, not dropped silently."""
+reflection stamp, or without tpJ, are counted, not dropped silently.
+
+An ICMP TG's echo replies (`proto icmp`, the record flag icmp) are round
+trips too, answered by the destination's kernel, which stamps nothing:
+rx − tx, never split."""
 
 import dataclasses
 
@@ -17,6 +21,7 @@ import numpy as np
 
 from .fields import delay, point
 from .meter import flows
+from .recording import F_ICMP
 
 
 @dataclasses.dataclass
@@ -34,20 +39,25 @@ class RoundTrips:
 
 def round_trips(records, slot, arrival=None, shared_clock=False, mask=None):
     """A RoundTrips per flow of the records in mask. slot: the reflector's
-    test-point slot; arrival: the slot stamped on arrival at the reflector
-    (or None); shared_clock: the reflector's clock is the sender's."""
-    tp = f"tp{slot}"
+    test-point slot, or None for ICMP echo replies (the round trip alone,
+    arrival and shared_clock aside); arrival: the slot stamped on arrival
+    at the reflector (or None); shared_clock: the reflector's clock is the
+    sender's."""
     out = []
     for f in flows(records, mask):
         r = records[f.index]
-        have = point(r, "tx")[1] & point(r, tp)[1]
+        if slot is None:
+            have = point(r, "tx")[1] & (r["flags"] & F_ICMP != 0)
+        else:
+            tp = f"tp{slot}"
+            have = point(r, "tx")[1] & point(r, tp)[1]
         idx = f.index[have]
         rec = records[idx]
         d = {"rtt": delay(rec, "tx", "rx")[0]}
-        if shared_clock:
+        if slot is not None and shared_clock:
             d["forward"] = delay(rec, "tx", tp)[0]
             d["return"] = delay(rec, tp, "rx")[0]
-        if arrival is not None:
+        if slot is not None and arrival is not None:
             dw, k = delay(rec, f"tp{arrival}", tp)
             d["dwell"] = dw[k]
         out.append(RoundTrips(f.run_id, f.tg_id, len(f.index), idx, d))

@@ -2,7 +2,8 @@
 """mtgsap rtt: per TG, the round trips of frames an XDP reflector sent
 back (`mtgctl reflect`): round-trip time, its forward and return parts
 when the clocks are shared, the reflector's dwell where an arrival stamp
-tells it."""
+tells it; and of an ICMP TG's echoes (`proto icmp`), the round trip
+alone."""
 
 import numpy as np
 
@@ -28,27 +29,33 @@ def configure(parser):
 
 
 def rtt_tgs(rec):
-    """The recording's `meter rtt` TGs (mtgctl run's): {tg id: slot}."""
-    return {t["id"]: t.get("rtt_slot") for t in rec.meta.get("tgs") or []
+    """The recording's `meter rtt` TGs (mtgctl run's): {tg id: slot}, the
+    slot None for an ICMP TG's (no reflector)."""
+    return {t["id"]: None if t.get("proto") == "icmp" else t.get("rtt_slot")
+            for t in rec.meta.get("tgs") or []
             if isinstance(t, dict) and t.get("meter") == "rtt"}
 
 
-def slot_and_mask(rec, args):
-    """--slot, or the one slot of the recording's `meter rtt` TGs (their
-    records alone); and the records to take."""
+def groups(rec, args):
+    """[(slot, records to take)]: --slot's, or the recording's `meter rtt`
+    TGs by their one reflector slot, and its ICMP TGs (slot None)."""
     mask = selected(rec, args)
     if args.slot is not None:
-        return args.slot, mask
+        return [(args.slot, mask)]
     tgs = rtt_tgs(rec)
-    slots = sorted(set(tgs.values()))
-    if not slots:
+    slots = sorted({s for s in tgs.values() if s is not None})
+    if not tgs:
         raise UsageError("--slot K is needed: the recording has no 'meter "
                          "rtt' TG to take the reflector's slot from")
     if len(slots) > 1:
         raise UsageError(f"--slot K is needed: the recording's 'meter rtt' "
                          f"TGs have the slots {slots}")
-    mine = np.isin(rec.records["tg_id"], list(tgs))
-    return slots[0], mine if mask is None else mask & mine
+    out = []
+    for slot in slots + ([None] if None in tgs.values() else []):
+        ids = [i for i, s in tgs.items() if s == slot]
+        mine = np.isin(rec.records["tg_id"], ids)
+        out.append((slot, mine if mask is None else mask & mine))
+    return out
 
 
 def command(args):
@@ -57,23 +64,27 @@ def command(args):
         if k is not None and not 0 <= k <= 3:
             raise UsageError(f"{name} {k}: a test-point slot, 0 to 3")
     with open_input(args) as rec:
-        slot, mask = slot_and_mask(rec, args)
-        if args.arrival_slot == slot:
+        todo = groups(rec, args)
+        slot = next((s for s, _ in todo if s is not None), None)
+        if slot is not None and args.arrival_slot == slot:
             raise UsageError(f"--arrival-slot {slot}: the reflector's own "
                              "slot (--slot)")
         rows, tgs = [], []
-        for t in round_trips(rec.records, slot, args.arrival_slot,
-                             args.shared_clock, mask):
-            parts = {}
-            for what, v in t.delays.items():
-                d = st.describe(v, (50, 99))
-                parts[what] = dict(records=d["count"], mean=d.get("mean"),
-                                   min=d.get("min"), p50=d.get("p50"),
-                                   p99=d.get("p99"), max=d.get("max"))
-                rows.append(dict(tg=t.tg_id, what=what, **parts[what]))
-            tgs.append(dict(run_id=t.run_id, tg=t.tg_id, records=t.records,
-                            reflected=len(t.reflected),
-                            unreflected=t.unreflected, **parts))
+        for k, mask in todo:
+            for t in round_trips(rec.records, k, args.arrival_slot,
+                                 args.shared_clock, mask):
+                parts = {}
+                for what, v in t.delays.items():
+                    d = st.describe(v, (50, 99))
+                    parts[what] = dict(records=d["count"],
+                                       mean=d.get("mean"), min=d.get("min"),
+                                       p50=d.get("p50"), p99=d.get("p99"),
+                                       max=d.get("max"))
+                    rows.append(dict(tg=t.tg_id, what=what, **parts[what]))
+                tgs.append(dict(run_id=t.run_id, tg=t.tg_id,
+                                icmp=k is None, records=t.records,
+                                reflected=len(t.reflected),
+                                unreflected=t.unreflected, **parts))
         answer(args, dict(slot=slot, arrival_slot=args.arrival_slot,
                           shared_clock=args.shared_clock, tgs=tgs), rows,
                [("tg", "tg"), ("what", "what"), ("records", "records"),
@@ -81,10 +92,16 @@ def command(args):
                 ("p99", "p99"), ("max", "max")])
         if not args.json:
             for t in tgs:
-                print(f"TG {t['tg']}: {t['reflected']} of {t['records']} "
-                      f"records have the reflection stamp tp{slot} "
-                      "(and a right UDP checksum)")
-            if not args.shared_clock:
+                if t["icmp"]:
+                    print(f"TG {t['tg']}: {t['reflected']} of "
+                          f"{t['records']} records are echo replies (ICMP: "
+                          "the round trip alone, answered by a kernel that "
+                          "stamps nothing)")
+                else:
+                    print(f"TG {t['tg']}: {t['reflected']} of "
+                          f"{t['records']} records have the reflection "
+                          f"stamp tp{slot} (and a right UDP checksum)")
+            if not args.shared_clock and any(not t["icmp"] for t in tgs):
                 print("forward and return: not without --shared-clock "
                       "(the reflector's clock may not be the sender's)")
     return 0
