@@ -41,7 +41,7 @@ TG_FIXED = {
     "id": 1, "line": 3, "dev": "la0", "netns": "lab-tx", "cpu": None,
     "family": "ipv4", "src": {"addr": None, "port": 4001},
     "dst": {"addr": "10.0.1.2", "port": 9001}, "rcvr": None,
-    "rcvr_signalling": None, "header": "mtg", "meter": "owd",
+    "rcvr_signalling": None, "header": "mtg", "proto": "udp", "meter": "owd",
     "rtt_slot": None, "addr": "station", "tos": 0,
     "ttl": 64, "dist": "fixed", "dist_params": {"value_ns": 32000000},
     "pkts": {"kind": "fixed", "max": 200, "min": 200}, "thro": None,
