@@ -45,6 +45,15 @@ def mtg(mtg_module):
 
 
 @pytest.fixture(autouse=True)
+def kernel_log_names_the_test(request):
+    """Each test's name in the kernel log, as an error so that the console
+    (loglevel 4) shows it: if the guest dies, scripts/vm/run says which
+    test was running."""
+    with open("/dev/kmsg", "w") as kmsg:
+        kmsg.write(f"<3>mtg-test: {request.node.nodeid}\n")
+
+
+@pytest.fixture(autouse=True)
 def kernel_log_clean():
     """Fail the test that made the kernel report anything (see scan-kmsg)."""
     before = len(kmsg_lines())
