@@ -10,7 +10,10 @@
 -- Install: copy to ~/.local/lib/wireshark/plugins/ (or load it once with
 -- tshark -X lua_script:mtg.lua). It takes any UDP payload that starts with
 -- the magic "MTG1" and holds a whole header (heuristic "mtg_udp"), and
--- every UDP payload on the ports of the preference mtg.udp_ports.
+-- every UDP payload on the ports of the preference mtg.udp_ports; and the
+-- data of ICMP and ICMPv6 echoes that start with the magic (heuristics
+-- "mtg_icmp", "mtg_icmpv6": an ICMP TG's requests and their replies),
+-- whose checksum is the ICMP dissector's to verify.
 --
 -- Verified here, whatever the UDP dissector's own preferences: the header's
 -- CRC32C (mtg.crc.status) and the UDP checksum over the pseudo-header
@@ -275,7 +278,8 @@ local function add_fixed(t, tvb, field, off, len, want)
 	end
 end
 
-local function dissect(tvb, pinfo, tree)
+-- icmp: the data of an ICMP echo, not a UDP payload.
+local function dissect(tvb, pinfo, tree, icmp)
 	local n = tvb:reported_len()
 	pinfo.cols.protocol = "MTG"
 	local t = tree:add(mtg, tvb())
@@ -366,18 +370,23 @@ local function dissect(tvb, pinfo, tree)
 		end
 	end
 
-	local udp_status, udp_want = udp_checksum(tvb, pinfo)
-	if udp_want then
-		t:add(pf.udp_computed, udp_want):set_generated()
-	end
-	local ui = t:add(pf.udp_status, udp_status):set_generated()
-	if udp_status == ST_BAD then
-		ui:add_proto_expert_info(ex.udp_bad)
-	elseif udp_status == ST_ILLEGAL then
-		ui:add_proto_expert_info(ex.udp_bad,
-					 "Zero UDP checksum over IPv6")
-	elseif udp_status == ST_NOT_PRESENT then
-		ui:add_proto_expert_info(ex.udp_absent)
+	-- An ICMP echo's checksum is the icmp dissector's to verify.
+	local udp_status
+	if not icmp then
+		local udp_want
+		udp_status, udp_want = udp_checksum(tvb, pinfo)
+		if udp_want then
+			t:add(pf.udp_computed, udp_want):set_generated()
+		end
+		local ui = t:add(pf.udp_status, udp_status):set_generated()
+		if udp_status == ST_BAD then
+			ui:add_proto_expert_info(ex.udp_bad)
+		elseif udp_status == ST_ILLEGAL then
+			ui:add_proto_expert_info(ex.udp_bad,
+						 "Zero UDP checksum over IPv6")
+		elseif udp_status == ST_NOT_PRESENT then
+			ui:add_proto_expert_info(ex.udp_absent)
+		end
 	end
 
 	local ctrl = bit32.band(flags, F_CTRL) ~= 0
@@ -432,6 +441,18 @@ local function heuristic(tvb, pinfo, tree)
 end
 
 mtg:register_heuristic("udp", heuristic)
+
+local function heuristic_icmp(tvb, pinfo, tree)
+	if tvb:captured_len() < 4 or tvb:reported_len() < HDR_LEN or
+	   tvb(0, 4):uint() ~= MAGIC then
+		return false
+	end
+	dissect(tvb, pinfo, tree, true)
+	return true
+end
+
+mtg:register_heuristic("icmp", heuristic_icmp)
+mtg:register_heuristic("icmpv6", heuristic_icmp)
 
 -- proto in the port table (and in Decode As), on the ports of its range
 -- preference pref, following the preference's changes.

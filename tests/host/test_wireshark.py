@@ -304,3 +304,35 @@ def test_single_bit_flips_anywhere(tmp_path):
     ws.check_fields(path, decoded, skip=skip)
     tried = ws.check_filters(path, decoded, skip=skip)
     assert len([i for i in tried["mtg.crc.bad"] if i not in skip]) > 5
+
+
+def test_icmp_echoes(tmp_path):
+    """An ICMP TG's echoes (proto icmp): the request's data and the reply
+    that brings it back are MTG, over IPv4 and IPv6, by the heuristics
+    mtg_icmp and mtg_icmpv6 (the ICMP checksum left to Wireshark's own
+    dissectors, which find it good); somebody's ping is not MTG."""
+    rng = random.Random(5)
+    h = header(RUNS[0], 3, 70000, rng)
+    data = h.encode("auto") + wire.pattern_bytes(h.patt_kind, h.patt_value,
+                                                  h.patt_seed, 20)
+    frames = []
+    for family in (4, 6):
+        a, b = ADDRS[family]
+        frames += [wire.build_icmp_echo(a, b, 4003, 70000 & 0xFFFF, data),
+                   wire.build_icmp_echo(b, a, 4003, 70000 & 0xFFFF, data,
+                                        reply=True)]
+    frames.append(wire.build_icmp_echo(*ADDRS[4], 1, 1, b"MTG" * 40))
+    path = tmp_path / "icmp.pcap"
+    ws.write_frames(path, frames)
+    out = ws.tshark(path, "-T", "fields", "-E", "separator=,",
+                    "-e", "frame.protocols", "-e", "mtg.tg", "-e", "mtg.seq",
+                    "-e", "mtg.run", "-e", "mtg.crc.status",
+                    "-e", "mtg.udp_checksum.status",
+                    "-e", "icmp.checksum.status",
+                    "-e", "icmpv6.checksum.status").splitlines()
+    mtg = f"3,70000,{RUNS[0]},1,"
+    assert out == [f"eth:ethertype:ip:icmp:mtg,{mtg},1,"] * 2 + \
+        [f"eth:ethertype:ipv6:icmpv6:mtg,{mtg},,1"] * 2 + \
+        ["eth:ethertype:ip:icmp:data,,,,,,1,"]
+    for off in ("mtg_icmp", "mtg_icmpv6"):
+        assert len(ws.selected(path, "mtg", "--disable-heuristic", off)) == 2
