@@ -58,13 +58,10 @@ def echoes(frames, run_id):
     return req, rep
 
 
-@pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
-def test_icmp_round_trips(make_loop, tmp_path, family):
-    loop = make_loop(family)
-    in_ns(loop.ns_n, "tc", "qdisc", "add", "dev", loop.c, "root", "netem",
-          "delay", f"{FORWARD_MS}ms")
-    in_ns(loop.ns_n, "tc", "qdisc", "add", "dev", loop.b, "root", "netem",
-          "delay", f"{RETURN_MS}ms")
+def captured_run(loop, tmp_path):
+    """send() while the destination's link is captured in the network:
+    the run's summary and frames. The wire has each request once, and the
+    destination's reply to each (whatever becomes of it on its way back)."""
     with Capture(loop.c, ns=loop.ns_n, bpf="icmp or icmp6") as cap:
         res = send(loop, tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -72,6 +69,17 @@ def test_icmp_round_trips(make_loop, tmp_path, family):
     s = json.loads((tmp_path / "summary.json").read_text())
     req, rep = echoes(cap.frames, s["run_id"])
     assert sorted(req) == sorted(rep) == list(range(COUNT))
+    return s, cap.frames
+
+
+@pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
+def test_icmp_round_trips(make_loop, tmp_path, family):
+    loop = make_loop(family)
+    in_ns(loop.ns_n, "tc", "qdisc", "add", "dev", loop.c, "root", "netem",
+          "delay", f"{FORWARD_MS}ms")
+    in_ns(loop.ns_n, "tc", "qdisc", "add", "dev", loop.b, "root", "netem",
+          "delay", f"{RETURN_MS}ms")
+    s, frames = captured_run(loop, tmp_path)
     (tg,) = s["tgs"]
     assert (tg["sent"], tg["received"], tg["lost"]) == (COUNT, COUNT, 0)
     assert tg["owd_ns"]["p50"] is None          # round trips, not one way
@@ -85,7 +93,7 @@ def test_icmp_round_trips(make_loop, tmp_path, family):
     rtt = r["rx_ns"].astype(np.int64) - r["tx_ns"].astype(np.int64)
     assert (rtt >= (FORWARD_MS + RETURN_MS) * MS).all()
     # the destination answered each request once: no more on the wire
-    assert len([f for f in cap.frames if wire.icmp_echo(f.data)]) == 2 * COUNT
+    assert len([f for f in frames if wire.icmp_echo(f.data)]) == 2 * COUNT
 
 
 def test_icmp_replies_lost_are_counted(make_loop, tmp_path):
@@ -95,13 +103,7 @@ def test_icmp_replies_lost_are_counted(make_loop, tmp_path):
     loop = make_loop(4)
     in_ns(loop.ns_n, "tc", "qdisc", "add", "dev", loop.b, "root", "netem",
           "loss", "20%")
-    with Capture(loop.c, ns=loop.ns_n, bpf="icmp") as cap:
-        res = send(loop, tmp_path)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert cap.lossless, cap.stderr
-    s = json.loads((tmp_path / "summary.json").read_text())
-    req, rep = echoes(cap.frames, s["run_id"])
-    assert sorted(req) == sorted(rep) == list(range(COUNT))
+    s, _ = captured_run(loop, tmp_path)
     rec = Recording(tmp_path / "back.rec")
     got = set(rec.records["seq"].tolist())
     (tg,) = s["tgs"]
