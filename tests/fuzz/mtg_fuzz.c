@@ -347,6 +347,10 @@ static void pick_tg_start(struct mtg_tg_start *d)
 	d->flags = (uint32_t)rnd_below(MTG_TG_FLAGS_MASK + 1) & ~MTG_TG_FLAGS_IPV6;
 	if (rnd_below(4))
 		d->flags |= MTG_TG_FLAGS_DST_MAC;
+	/* D-ITG's header and ICMP exclude each other: mostly one of them */
+	if ((d->flags & MTG_TG_FLAGS_DITG) && (d->flags & MTG_TG_FLAGS_ICMP) &&
+	    rnd_below(8))
+		d->flags &= rnd_below(2) ? ~MTG_TG_FLAGS_DITG : ~MTG_TG_FLAGS_ICMP;
 	if (!rnd_below(16))
 		d->flags = (uint32_t)rnd();
 	d->netns_fd = MTG_NETNS_CURRENT;
@@ -354,7 +358,11 @@ static void pick_tg_start(struct mtg_tg_start *d)
 	d->cpu = (uint32_t)rnd_below(rnd_below(8) ? 2 : 64);
 	memcpy(d->dst_addr, &tg_dst, 4);
 	d->src_port = (uint16_t)rnd();
-	d->dst_port = rnd_below(16) ? 9 : 0;
+	/* an ICMP echo has no port (0), a UDP datagram one: mostly right */
+	if (d->flags & MTG_TG_FLAGS_ICMP)
+		d->dst_port = rnd_below(16) ? 0 : 9;
+	else
+		d->dst_port = rnd_below(16) ? 9 : 0;
 	d->ttl = rnd_below(16) ? 64 : 0;
 	d->dst_mac[0] = 2;
 	d->patt_kind = (uint8_t)rnd_below(rnd_below(8) ? 3 : 8);
