@@ -58,17 +58,16 @@ static double t_density_inverse(double nu, double y)
 }
 
 /*
- * The layers from r, each of the area v that r gives. > 0 when r is too
+ * The layers from r, each of the area v that r gives (c: the density's
+ * constant, the tail's area is Q(r) / c). > 0 when r is too
  * small (v too large: the layers reach f(0) before the top one), < 0
  * when too large (the top layer is left more than v).
  */
-static int t_layers(struct draw_tdist *t, double r)
+static int t_layers(struct draw_tdist *t, double r, double c)
 {
-	double nu = t->nu, c, v, top;
+	double nu = t->nu, v, top;
 	int i;
 
-	/* the density's constant: the tail's area is Q(r) / c */
-	c = exp(lgamma((nu + 1) / 2) - lgamma(nu / 2)) / sqrt(nu * M_PI);
 	t->r = r;
 	t->f[1] = t_density(nu, r);
 	v = r * t->f[1] + gsl_cdf_tdist_Q(r, nu) / c;
@@ -93,6 +92,7 @@ struct draw_tdist *draw_tdist_new(double nu)
 {
 	struct draw_tdist *t = calloc(1, sizeof(*t));
 	double lo = -10, hi = 40;	/* log r */
+	double c = exp(lgamma((nu + 1) / 2) - lgamma(nu / 2)) / sqrt(nu * M_PI);
 	int k;
 
 	if (!t)
@@ -102,12 +102,12 @@ struct draw_tdist *draw_tdist_new(double nu)
 	for (k = 0; k < 200 && hi - lo > 1e-15 * fabs(hi); k++) {
 		double mid = (lo + hi) / 2;
 
-		if (t_layers(t, exp(mid)) > 0)
+		if (t_layers(t, exp(mid), c) > 0)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	t_layers(t, exp(hi));
+	t_layers(t, exp(hi), c);
 	return t;
 }
 

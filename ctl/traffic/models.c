@@ -81,13 +81,24 @@ static const double csi_p[8] = {
 	0.8312, 0.0018, 0.0453, 0.0195, 0.0879, 0.0024, 0.0106, 0.0013,
 };
 
-/* Student's t at location mu, scale sigma, redrawn while below 0. */
-static double student(struct model_gen *g, double mu, double sigma)
+/* Counter-Strike's gaps: Student's t, location and scale in ns. */
+struct student_law {
+	double mu, sigma, nu;
+};
+
+static const struct student_law csa_gap = { 41.6994 * MS, 0.104821 * MS,
+					    0.704073 };
+static const struct student_law csi_gap = { 41.6858 * MS, 0.0694393 * MS,
+					    1.08341 };
+
+/* The law's t (g->tdist drawn for its nu), redrawn while below 0. */
+static double student(struct model_gen *g, const struct student_law *law)
 {
 	double v;
 
 	do
-		v = mu + sigma * draw_tdist(g->rng, g->samplers, g->tdist);
+		v = law->mu + law->sigma *
+			draw_tdist(g->rng, g->samplers, g->tdist);
 	while (v < 0);
 	return v;
 }
@@ -104,9 +115,9 @@ static double preset_gap(struct model_gen *g)
 		return draw_uniform(r) < 0.6 ?
 			draw_exponential(r, g->samplers, 4.29 * MS) : 10.75 * MS;
 	case IDF_DIST_CSA:
-		return student(g, 41.6994 * MS, 0.104821 * MS);
+		return student(g, &csa_gap);
 	case IDF_DIST_CSI:
-		return student(g, 41.6858 * MS, 0.0694393 * MS);
+		return student(g, &csi_gap);
 	default:	/* voip, dns: fixed, spread by base_next() */
 		return 0;
 	}
@@ -154,22 +165,26 @@ static int preset_init(struct model_gen *g, char *err, size_t size)
 	g->min_len = idf_min_len(g->tg);
 	g->headers = g->tg->header == IDF_HEADER_DITG ? idf_l4_over(g->tg) :
 		g->min_len;
+	bool ok;
+
 	switch (g->tg->dist) {
 	case IDF_DIST_TELNET:
 		g->sizes = gsl_ran_discrete_preproc(15, telnet_p);
+		ok = g->sizes;
 		break;
 	case IDF_DIST_CSA:
-		g->tdist = draw_tdist_new(0.704073);
+		g->tdist = draw_tdist_new(csa_gap.nu);
+		ok = g->tdist;
 		break;
 	case IDF_DIST_CSI:
 		g->sizes = gsl_ran_discrete_preproc(8, csi_p);
-		g->tdist = draw_tdist_new(1.08341);
+		g->tdist = draw_tdist_new(csi_gap.nu);
+		ok = g->sizes && g->tdist;
 		break;
 	default:
 		return 0;
 	}
-	if ((g->tg->dist != IDF_DIST_CSA && !g->sizes) ||
-	    (g->tg->dist != IDF_DIST_TELNET && !g->tdist)) {
+	if (!ok) {
 		snprintf(err, size, "out of memory for the preset's tables");
 		return -1;
 	}

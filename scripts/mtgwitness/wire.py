@@ -576,6 +576,13 @@ def _l4(data):
     return None
 
 
+def _icmp_checksum_ok(proto, src, dst, l4):
+    """ICMP's checksum over the message, ICMPv6's with the pseudo-header."""
+    pseudo = b"" if proto == IPPROTO_ICMP else \
+        pseudo_header(src, dst, len(l4), proto)
+    return ones_complement_sum(pseudo + l4) == 0xFFFF
+
+
 @dataclasses.dataclass
 class IcmpEcho:
     """An ICMP or ICMPv6 echo: see icmp_echo()."""
@@ -599,10 +606,8 @@ def icmp_echo(data):
     if len(l4) >= 8 + abi.HDR_LEN and \
             struct.unpack_from("!I", l4, 8)[0] == abi.HDR_MAGIC:
         hdr = MtgHeader.decode(l4[8:])
-    pseudo = b"" if proto == IPPROTO_ICMP else \
-        pseudo_header(src, dst, len(l4), proto)
     return IcmpEcho(kind == ICMP_ECHO_REPLY[proto], ident, seq, hdr,
-                    ones_complement_sum(pseudo + l4) == 0xFFFF)
+                    _icmp_checksum_ok(proto, src, dst, l4))
 
 
 def rx_view(data):
@@ -627,12 +632,11 @@ def rx_view(data):
     elif hdr.version != abi.HDR_VERSION or hdr.hdr_len != abi.HDR_LEN:
         return None
     csum = struct.unpack_from("!H", l4, 6)[0]
-    if proto == IPPROTO_ICMP:
-        if ones_complement_sum(l4) != 0xFFFF:
+    if proto != IPPROTO_UDP:
+        if not _icmp_checksum_ok(proto, src, dst, l4):
             flags |= abi.RX_F_CSUM_BAD
-    elif (csum or proto != IPPROTO_UDP or len(src) == 16) and \
-            ones_complement_sum(pseudo_header(src, dst, len(l4), proto) +
-                                l4) != 0xFFFF:
+    elif (csum or len(src) == 16) and \
+            ones_complement_sum(pseudo_header(src, dst, len(l4)) + l4) != 0xFFFF:
         flags |= abi.RX_F_CSUM_BAD
     payload = bytes(l4[8 + abi.HDR_LEN:])
     ctrl = not flags & abi.RX_F_HDR_CORRUPT and hdr.ctrl
