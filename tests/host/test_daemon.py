@@ -280,14 +280,22 @@ def test_manage_dashboard(tmp_path, key):
     hosts_file(tmp_path, a.port, b.port)
     with Terminal(tmp_path, ["sh", "-c", f"cd {tmp_path} && exec {MTGCTL} "
                              "manage two.idf --start-delay 100ms"]) as term:
-        screen = term.wait_for(lambda s: "alpha:fixed" in s and
-                               "running" in s, what="the rows")
+        def rows_of(screen):
+            return {line.lstrip("> ").split()[0]: line
+                    for line in screen.splitlines()
+                    if line.lstrip("> ").split()[:1] in (["1"], ["2"], ["3"])}
+
+        # Every row in the condition: curses sends a frame in pieces, and
+        # the terminal can be read between two of them.
+        screen = term.wait_for(lambda s: "running" in s and
+                               set(rows_of(s)) == {"1", "2", "3"} and
+                               "alpha:fixed" in rows_of(s)["1"] and
+                               "beta:fixed" in rows_of(s)["2"],
+                               timeout=60, what="the rows")
         assert "mtg manage" in screen, screen
-        rows = {line.lstrip("> ").split()[0]: line
-                for line in screen.splitlines()
-                if line.lstrip("> ").split()[:1] in (["1"], ["2"], ["3"])}
-        assert "alpha:fixed" in rows["1"] and "21" in rows["3"]
-        assert "beta:fixed" in rows["2"] and "127.0.0.1:5002" in rows["2"]
+        rows = rows_of(screen)
+        assert "21" in rows["3"]
+        assert "127.0.0.1:5002" in rows["2"]
         term.keys("q")
         assert term.wait_exit() == 2
         assert term.sane()

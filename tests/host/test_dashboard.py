@@ -73,7 +73,8 @@ def replay(mtgctl, tmp_path):
     terms = []
 
     def start(*args, cols=150, lines=40):
-        t = Terminal(tmp_path, [mtgctl, "replay", FEED, *args], cols, lines)
+        t = Terminal(tmp_path, [mtgctl, "replay", FEED, *args], cols, lines,
+                     still=True)
         terms.append(t)
         t.wait_for(lambda s: "replay 1/" in s, what="the first frame")
         return t
@@ -268,7 +269,7 @@ def test_bad_stream_says_where(mtgctl, tmp_path):
     bad = tmp_path / "bad.jsonl"
     lines = FEED.read_text().splitlines()
     bad.write_text(lines[0] + "\n" + lines[1][:40] + "\n")
-    with Terminal(tmp_path, [mtgctl, "replay", bad]) as t:
+    with Terminal(tmp_path, [mtgctl, "replay", bad], still=True) as t:
         assert t.wait_exit() == 1
         err = t.stderr.read_text()
         assert f"{bad}:2:" in err, err
@@ -276,7 +277,7 @@ def test_bad_stream_says_where(mtgctl, tmp_path):
         assert not t.alternate_screen()
     other = tmp_path / "other.jsonl"
     other.write_text('{"format": "mtgctl-summary"}\n')
-    with Terminal(tmp_path, [mtgctl, "replay", other]) as t:
+    with Terminal(tmp_path, [mtgctl, "replay", other], still=True) as t:
         assert t.wait_exit() == 1
         assert f"{other}:1: not a line of 'mtgctl run --json-stream'" in \
             t.stderr.read_text()
@@ -291,7 +292,7 @@ def test_a_listeners_view(mtgctl, tmp_path):
     say that it is not this run's."""
     heard = [json.loads(x) for x in LISTEN.read_text().splitlines()]
     last = heard[-1]
-    with Terminal(tmp_path, [mtgctl, "replay", LISTEN]) as t:
+    with Terminal(tmp_path, [mtgctl, "replay", LISTEN], still=True) as t:
         t.wait_for(lambda s: "replay 1/" in s)
         for _ in heard[1:]:
             t.keys("n")

@@ -15,7 +15,7 @@ FEED = pathlib.Path(__file__).resolve().parents[1] / "dash" / "run.jsonl"
 
 
 def replay(mtgctl, tmp_path):
-    t = Terminal(tmp_path, [mtgctl, "replay", FEED], 150, 40)
+    t = Terminal(tmp_path, [mtgctl, "replay", FEED], 150, 40, still=True)
     t.wait_for(lambda s: "replay 1/" in s, what="the first frame")
     return t
 

@@ -17,8 +17,13 @@ import uuid
 
 class Terminal:
     def __init__(self, tmp: pathlib.Path, argv, cols=150, lines=40,
-                 env=None):
+                 env=None, still=False):
+        """still: the program's screen stands still between keys (a
+        replay), so wait_for may insist on reading the same screen twice:
+        curses sends a frame in pieces, and a read between two pieces sees
+        half of each frame."""
         self.tmp = pathlib.Path(tmp)
+        self.still = still
         self.socket = f"mtgtest-{uuid.uuid4().hex[:12]}"
         self.status = self.tmp / "term.status"
         self.stty = self.tmp / "term.stty"
@@ -71,10 +76,12 @@ class Terminal:
     def wait_for(self, predicate, timeout=20.0, what="the screen"):
         """The screen once predicate(screen) holds; fails with the screen."""
         deadline = time.monotonic() + timeout
+        last = None
         while True:
             s = self.screen()
-            if predicate(s):
+            if predicate(s) and (not self.still or s == last):
                 return s
+            last = s
             if time.monotonic() > deadline:
                 raise AssertionError(f"{what} did not show within "
                                      f"{timeout} s:\n{s}")

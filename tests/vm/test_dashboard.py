@@ -82,11 +82,14 @@ def test_dashboard_drives_the_tgs(make_loop, tmp_path):
             f"--drain {DRAIN}"]
     t = Terminal(tmp_path, argv, cols=160, lines=40)
     try:
+        # The event's line in the same condition: the pane is drawn after
+        # the table, and the terminal can be read between the two.
         s = t.wait_for(lambda s: set(rows(s)) == {1, 2, 3, 4} and
-                       rows(s)[1]["state"] == "running", timeout=60 * SLOW,
-                       what="a row for every TG, running")
+                       rows(s)[1]["state"] == "running" and
+                       "'u' (all)" in s, timeout=60 * SLOW,
+                       what="a row for every TG, running, and how to start "
+                       "the waiting one")
         assert rows(s)[4]["state"] == "waiting"
-        assert "'u' (all)" in s
         first = count(rows(s)[1]["sent"])
         t.wait_for(lambda s: count(rows(s)[1]["sent"]) >= first + 50,
                    timeout=30 * SLOW, what="TG 1's sent count moving")
@@ -258,10 +261,13 @@ def test_dashboard_line_for_a_receive_interface_gone(make_loop, tmp_path):
         t.wait_for(lambda s: 1 in rows(s) and count(rows(s)[1]["rcvd"]) > 0,
                    timeout=60 * SLOW, what="TG 1 receiving")
         run("ip", "-n", loop.ns_r, "link", "del", loop.r, timeout=60)
+        # Both in one condition: curses draws the header before the event
+        # pane, and the terminal can be read between the two.
         s = t.wait_for(lambda s: f"receive interface gone: {name}: nothing "
-                       "more is received on it" in s, timeout=30 * SLOW,
-                       what="the line of the interface gone")
-        assert f"event: receive interface {name} went away" in s
+                       "more is received on it" in s and
+                       f"event: receive interface {name} went away" in s,
+                       timeout=30 * SLOW,
+                       what="the line of the interface gone and its event")
         assert s.splitlines()[3].startswith("receive interface gone: ")
         status = t.wait_exit(timeout=120 * SLOW)
         after = t.screen()
