@@ -11,9 +11,11 @@ arrival at the reflector's host (a probe on the egress of the link's far
 end, on the same host): tpK − tpJ, one clock. Records without the
 reflection stamp, or without tpJ, are counted, not dropped silently.
 
-An ICMP TG's echo replies (`proto icmp`, the record flag icmp) are round
-trips too, answered by the destination's kernel, which stamps nothing:
-rx − tx, never split."""
+Echoes are round trips too, from a far end that stamps nothing: an ICMP
+TG's echo replies (`proto icmp`, the record flag icmp), answered by the
+destination's kernel, and a `header ditg` TG's payloads sent back as they
+came (ITGRecv's -m rttm, or a UDP echo; the record flag ditg, tx to the
+microsecond): rx − tx, never split."""
 
 import dataclasses
 
@@ -21,7 +23,7 @@ import numpy as np
 
 from .fields import delay, point
 from .meter import flows
-from .recording import F_ICMP
+from .recording import F_DITG, F_ICMP
 
 
 @dataclasses.dataclass
@@ -39,15 +41,15 @@ class RoundTrips:
 
 def round_trips(records, slot, arrival=None, shared_clock=False, mask=None):
     """A RoundTrips per flow of the records in mask. slot: the reflector's
-    test-point slot, or None for ICMP echo replies (the round trip alone,
-    arrival and shared_clock aside); arrival: the slot stamped on arrival
+    test-point slot, or None for echoes (ICMP's replies, D-ITG's payloads
+    sent back: the round trip alone, arrival and shared_clock aside); arrival: the slot stamped on arrival
     at the reflector (or None); shared_clock: the reflector's clock is the
     sender's."""
     out = []
     for f in flows(records, mask):
         r = records[f.index]
         if slot is None:
-            have = point(r, "tx")[1] & (r["flags"] & F_ICMP != 0)
+            have = point(r, "tx")[1] & (r["flags"] & (F_ICMP | F_DITG) != 0)
         else:
             tp = f"tp{slot}"
             have = point(r, "tx")[1] & point(r, tp)[1]

@@ -217,6 +217,11 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 		printf("  proto icmp: echo requests (identifier %u), the destination's replies recorded on %s%s%s: round trips\n",
 		       idf_src_port(tg), tg->dev, tg->netns[0] ? "@" : "",
 		       tg->netns);
+	else if (tg->meter == IDF_METER_RTT && tg->header == IDF_HEADER_DITG)
+		printf("  meter rtt: D-ITG's payloads sent back to port %u as they came (%s), recorded on %s%s%s\n",
+		       idf_src_port(tg), tg->rcvr_ditg ? "ITGRecv's -m rttm" :
+		       "a UDP echo at the destination", tg->dev,
+		       tg->netns[0] ? "@" : "", tg->netns);
 	else if (tg->meter == IDF_METER_RTT)
 		printf("  meter rtt: reflected back, stamped in slot %u, recorded on %s%s%s\n",
 		       tg->rtt_slot, tg->dev, tg->netns[0] ? "@" : "",

@@ -270,7 +270,9 @@ static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 	if (f->rtt) {
 		s = ftell(out);
 		fprintf(out, "    meter rtt");
-		note(out, s, "-m rttm: the receiver sends each packet back (mtgctl recv --rtt, or mtgctl reflect), stamped in slot 3; this host records it");
+		note(out, s, o->itgrecv ?
+		     "-m rttm: the ITGRecv sends each payload back as it came; this host records it" :
+		     "-m rttm: the receiver sends each packet back (mtgctl recv --rtt, or mtgctl reflect), stamped in slot 3; this host records it");
 	}
 	if (f->seed) {
 		s = ftell(out);

@@ -220,17 +220,23 @@ static int listen_where(const struct run *r, struct idf_listen **out,
 	return 0;
 }
 
-/* A `header ditg` TG's packets recorded when they come back. */
+/*
+ * A `header ditg` TG's packets recorded when they come back: to its
+ * destination port through `listen` (MTG's loop-back), or, sent back by
+ * the far end (meter rtt), to its source port.
+ */
 static int listen_ditg(struct run *r, const struct run_tg *t)
 {
-	int err = mtg_dev_rx_ditg(&r->dev, t->dst.port, r->run_id, true);
+	bool rtt = t->tg->meter == IDF_METER_RTT;
+	uint16_t port = rtt ? idf_src_port(t->tg) : t->dst.port;
+	int err = mtg_dev_rx_ditg(&r->dev, port, r->run_id, true);
 
 	if (err == -EEXIST)
-		pr_err("TG %u: another 'header ditg' TG of the run goes to port %u: the receive path tells D-ITG's packets apart by their port\n",
-		       t->tg->id, t->dst.port);
+		pr_err("TG %u: another 'header ditg' TG of the run has its packets come back to port %u: the receive path tells D-ITG's packets apart by their port\n",
+		       t->tg->id, port);
 	else if (err)
 		pr_err("TG %u: D-ITG's packets to port %u cannot be recorded: %s\n",
-		       t->tg->id, t->dst.port, strerror(-err));
+		       t->tg->id, port, strerror(-err));
 	return err;
 }
 

@@ -110,8 +110,9 @@ static void check_rtt(struct idf_file *f, const struct idf_tg *tg)
 	if (idf_has(tg, IDF_KW_addr) && tg->addr == IDF_ADDR_BROADCAST)
 		error_loc(f, at, "TG %u: 'meter rtt' measures round trips to one station: not with 'addr broadcast'",
 			  tg->id);
-	if (tg->proto == IDF_PROTO_ICMP)
-		return;		/* the echo is a kernel's, not a reflector's */
+	/* the echo is a kernel's, or D-ITG's payload sent back: no slot */
+	if (tg->proto == IDF_PROTO_ICMP || tg->header == IDF_HEADER_DITG)
+		return;
 	for (i = 0; i < f->nprobes; i++)
 		if (f->probes[i].slot == tg->rtt_slot)
 			error_loc(f, at, "TG %u: 'meter rtt' has the reflector stamp slot %u, which the probe on %s (line %u) writes: a reflector sends back only frames whose slot is 0 (give 'meter rtt slot K')",
@@ -121,7 +122,9 @@ static void check_rtt(struct idf_file *f, const struct idf_tg *tg)
 
 /*
  * header ditg: D-ITG's header has room for a flow id, a sequence number
- * and a time, nothing else mtg's header carries.
+ * and a time, nothing else mtg's header carries. Its round trips are
+ * D-ITG's: the far end sends each payload back as it came (ITGRecv's
+ * -m rttm, or any UDP echo), which mtgctl recv's reflector does not.
  */
 static void check_ditg(struct idf_file *f, const struct idf_tg *tg)
 {
@@ -131,8 +134,9 @@ static void check_ditg(struct idf_file *f, const struct idf_tg *tg)
 	if (tg->keep)
 		error_loc(f, at, "TG %u: 'header ditg' has no flags to ask receivers to keep anything: not with 'keep'",
 			  tg->id);
-	if (tg->meter == IDF_METER_RTT && tg->proto != IDF_PROTO_ICMP)
-		error_loc(f, at, "TG %u: 'header ditg' with 'meter rtt': the reflector and this host's receive path read MTG headers; D-ITG's round trips are not supported yet",
+	if (tg->meter == IDF_METER_RTT && idf_has(tg, IDF_KW_rcvr) &&
+	    !tg->rcvr_ditg)
+		error_loc(f, at, "TG %u: 'header ditg' with 'meter rtt' and an mtgctl recv: its reflector sends back MTG headers only; an ITGRecv ('rcvr ditg') sends D-ITG's payloads back, as does any UDP echo at 'dst' (no 'rcvr')",
 			  tg->id);
 	for (i = 0; i < f->nctrls; i++)
 		if (&f->tgs[f->ctrls[i].tg] == tg) {

@@ -110,7 +110,9 @@ static void send_flow(const struct rsend_flow *f, struct tsp_msg *m)
 	m->type = TSP_SEND_FLOW;
 	m->flow_id = f->tg->id;
 	sf->l4 = TSP_L4_UDP;
-	sf->meter = TSP_METER_OWDM;
+	/* RTTM: ITGRecv sends each payload back to where it came from */
+	sf->meter = f->tg->meter == IDF_METER_RTT ? TSP_METER_RTTM :
+		TSP_METER_OWDM;
 	sf->ds = f->tg->tos;
 	sf->l3 = f->dst.family == AF_INET6 ? TSP_L3_IPV6 : TSP_L3_IPV4;
 	memcpy(sf->serial, "noSerial", 8);

@@ -234,7 +234,9 @@ void tg_json(struct jw *j, const struct idf_tg *tg, const struct tt *tt,
 	jw_kstr(j, "proto", idf_proto_name(tg->proto));
 	/* what a receiver does with the flow: measure it, or reflect it */
 	jw_kstr(j, "meter", idf_meter_name(tg->meter));
-	if (tg->meter == IDF_METER_RTT && tg->proto != IDF_PROTO_ICMP)
+	/* ICMP's and D-ITG's echoes come back unstamped */
+	if (tg->meter == IDF_METER_RTT && tg->proto != IDF_PROTO_ICMP &&
+	    tg->header != IDF_HEADER_DITG)
 		jw_ku64(j, "rtt_slot", tg->rtt_slot);
 	else
 		jw_knull(j, "rtt_slot");

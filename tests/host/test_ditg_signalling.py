@@ -46,6 +46,23 @@ def test_header_ditg_in_check(tmp_path):
     assert tg["pkts"]["min"] == 58
 
 
+@pytest.mark.parametrize("rcvr,by", [
+    ("\trcvr ditg 127.0.0.1\n", "ITGRecv's -m rttm"),
+    ("", "a UDP echo at the destination"),
+])
+def test_ditg_round_trips_in_check(tmp_path, rcvr, by):
+    """header ditg with meter rtt: the far end sends each payload back to
+    the TG's source port, unstamped (no reflector slot)."""
+    res = check(tmp_path, TG.format(len=100) + "\tmeter rtt\n" + rcvr)
+    assert res.returncode == 0, res.stderr
+    assert "meter rtt: D-ITG's payloads sent back to port 4001 as they " \
+        f"came ({by}), recorded on lo" in res.stdout
+    res = check(tmp_path, TG.format(len=100) + "\tmeter rtt\n" + rcvr,
+                "--json")
+    (tg,) = json.loads(res.stdout)["tgs"]
+    assert (tg["meter"], tg["rtt_slot"]) == ("rtt", None)
+
+
 ERRORS = [
     (TG.format(len=57),
      "d.idf:7:2: error: TG 1: 'pkts' 57 is below the smallest IPv4 frame, "
@@ -53,8 +70,9 @@ ERRORS = [
     (TG.format(len=200) + "\tkeep payload\n",
      "d.idf:4:2: error: TG 1: 'header ditg' has no flags to ask receivers "
      "to keep anything"),
-    (TG.format(len=200) + "\tmeter rtt\n",
-     "d.idf:4:2: error: TG 1: 'header ditg' with 'meter rtt'"),
+    (TG.format(len=200) + "\tmeter rtt\n\trcvr 127.0.0.1\n",
+     "d.idf:4:2: error: TG 1: 'header ditg' with 'meter rtt' and an mtgctl "
+     "recv: its reflector sends back MTG headers only"),
     (TG.format(len=200) + "\tctrl 1s hello\n",
      "d.idf:8:2: error: TG 1: 'ctrl' needs the MTG header"),
     (TG.format(len=200).replace("\theader ditg\n", "") +

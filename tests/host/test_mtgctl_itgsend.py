@@ -206,6 +206,10 @@ def test_times_count_tos_ttl_and_the_rest(mtgctl, tmp_path):
     # -m rttm: round trips, through the receiver's reflector (slot 3)
     tg = tg_of(mtgctl, tmp_path, "-m", "rttm")
     assert (tg["meter"], tg["rtt_slot"]) == ("rtt", 3)
+    # ... or, with --itgrecv, D-ITG's: ITGRecv sends each payload back
+    tg = tg_of(mtgctl, tmp_path, "-m", "rttm", "--itgrecv")
+    assert (tg["meter"], tg["rtt_slot"], tg["header"]) == ("rtt", None,
+                                                           "ditg")
 
 
 @pytest.mark.parametrize("args, dist, params", [

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mtgsap import cli
-from mtgsap.recording import F_CSUM_BAD, F_HDR_CORRUPT, F_ICMP
+from mtgsap.recording import F_CSUM_BAD, F_DITG, F_HDR_CORRUPT, F_ICMP
 from mtgtest.sample import (MS, S, T0, flow, loop_recording,
                             reflect_recording, write_run)
 
@@ -107,36 +107,44 @@ def test_rtt_errors(rec, capsys, argv, message):
     assert code == 1 and message in err and "Traceback" not in err
 
 
-def test_rtt_of_icmp_echoes(tmp_path, capsys):
-    """An ICMP TG's echo replies (proto icmp, the flag icmp) beside a
+@pytest.mark.parametrize("echo,flag,meta,says", [
+    ("icmp", F_ICMP, {"proto": "icmp"},
+     "are echo replies (ICMP: the round trip alone, answered by a kernel "
+     "that stamps nothing)"),
+    ("ditg", F_DITG, {"header": "ditg"},
+     "are D-ITG's payloads sent back (the round trip alone, its send time "
+     "in microseconds; the far end stamps nothing)"),
+])
+def test_rtt_of_echoes(tmp_path, capsys, echo, flag, meta, says):
+    """An echoed TG's records (an ICMP TG's echo replies, the flag icmp;
+    a header ditg TG's payloads sent back, the flag ditg) beside a
     reflector's TG in one recording: without --slot, each taken its own
     way; the echoes' round trip is rx - tx, never split (no turn stamp),
-    and a record that is no echo reply (here: a wrong UDP checksum, so no
+    and a record that is no echo (here: a wrong UDP checksum, so no
     trusted tx) is counted, not taken."""
     rng = np.random.default_rng(5)
     r1 = flow(rng, 1, T0 + S + np.arange(500) * (S // 100), 200, 10, 0.1)
     r1["tp_ns"][:, 3] = r1["tx_ns"] + 4 * MS
     r2 = flow(rng, 2, T0 + S + np.arange(300) * (S // 100), 200, 7, 0.1)
-    r2["flags"] |= F_ICMP
+    r2["flags"] |= flag
     r2["flags"][::50] = 1 | F_CSUM_BAD
-    path = tmp_path / "icmp.rec"
+    path = tmp_path / "echo.rec"
     write_run(path, [r1, r2], (), 200, 10, "10.0.3.2",
               {1: {"meter": "rtt", "rtt_slot": 3},
-               2: {"meter": "rtt", "rtt_slot": None, "proto": "icmp"}})
+               2: {"meter": "rtt", "rtt_slot": None, **meta}})
     code, out, err = run(capsys, "rtt", path, "--json", "--shared-clock")
     assert code == 0, err
     got = json.loads(out)
     assert got["slot"] == 3
     tg1, tg2 = got["tgs"]
-    assert (tg1["tg"], tg1["icmp"], tg1["reflected"]) == (1, False, 500)
+    assert (tg1["tg"], tg1["echo"], tg1["reflected"]) == (1, None, 500)
     assert "forward" in tg1
-    echoes = r2[(r2["flags"] & F_ICMP) != 0]
+    echoes = r2[(r2["flags"] & flag) != 0]
     want = echoes["rx_ns"].astype(np.int64) - echoes["tx_ns"].astype(np.int64)
-    assert (tg2["tg"], tg2["icmp"], tg2["records"]) == (2, True, 300)
+    assert (tg2["tg"], tg2["echo"], tg2["records"]) == (2, echo, 300)
     assert (tg2["reflected"], tg2["unreflected"]) == (294, 6)
     assert (tg2["rtt"]["min"], tg2["rtt"]["max"]) == (want.min(), want.max())
     assert "forward" not in tg2 and "dwell" not in tg2
     code, out, _ = run(capsys, "rtt", path, "--tg", 2)
-    assert "TG 2: 294 of 300 records are echo replies (ICMP: the round " \
-        "trip alone, answered by a kernel that stamps nothing)" in out
+    assert f"TG 2: 294 of 300 records {says}" in out
     assert "forward and return: not without" not in out

@@ -276,6 +276,63 @@ def test_mtg_to_itgrecv(make_loop, tmp_path):
     assert "2 TGs agreed with 1 receiver" in res.stdout
 
 
+def test_round_trips_with_itgrecv(make_loop, tmp_path):
+    """A `header ditg` TG with `meter rtt` and an unmodified ITGRecv: the
+    flow is set up in D-ITG's round-trip mode, ITGRecv sends each payload
+    back to the TG's source port, and the run records them on its own
+    interface. netem delays both ways and drops a fifth of the way back:
+    the run's received and lost are the echoes a capture saw come back
+    and those it did not, each recorded once with its sequence number and
+    a round trip no shorter than the two delays; ITGRecv's log (ITGDec)
+    has every packet sent; mtgsap rtt takes the echoes."""
+    need("ITGRecv", "ITGDec")
+    loop = make_loop(4)
+    forward_ms, back_ms, count = 5, 3, 300
+    loop.netem("delay", f"{forward_ms}ms")
+    run("ip", "netns", "exec", loop.ns_n, "tc", "qdisc", "add", "dev",
+        loop.b, "root", "netem", "delay", f"{back_ms}ms", "loss", "20%")
+    log = tmp_path / "recv.log"
+    with itgrecv(loop, log, tmp_path):
+        (tmp_path / "rtt.idf").write_text(
+            f"tgid 1\n\tdev {loop.a}\n\tdst {dst(loop, 9401)}\n"
+            f"\theader ditg\n\tmeter rtt\n\trcvr ditg {dst(loop, SIG)}\n"
+            f"\tdist fixed\n\tpkts fixed 150\n\tinta 5ms\n"
+            f"\tcount {count}\n")
+        with Capture(loop.a, ns=loop.ns_s, bpf="udp") as cap:
+            res = subprocess.run(
+                ["ip", "netns", "exec", loop.ns_s, MTGCTL, "run", "rtt.idf",
+                 "--batch", "--json", "s.json", "-o", "back.rec",
+                 "--start-delay", START_DELAY, "--drain", DRAIN],
+                cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "1 TG agreed with 1 receiver" in res.stdout
+    assert cap.lossless, cap.stderr
+    back = []
+    for f in cap.frames:
+        fr = wire.parse_frame(f.data)
+        if (fr.sport, fr.dport) == (9401, 4001):   # the TG's source port
+            h = ditg_hdr(fr.payload)
+            assert h.flow_id == 1
+            back.append(h.seq - 1)
+    assert len(back) == len(set(back)) and 0 < len(back) < count
+    (tg,) = json.loads((tmp_path / "s.json").read_text())["tgs"]
+    assert tg["meter"] == "rtt"
+    assert (tg["sent"], tg["received"], tg["lost"]) == \
+        (count, len(back), count - len(back))
+    assert tg["rtt_ns"]["p50"] >= (forward_ms + back_ms) * MS
+    rec = Recording(tmp_path / "back.rec")
+    r = rec.records[rec.records["tg_id"] == 1]
+    assert sorted(r["seq"].tolist()) == sorted(back)
+    assert ((r["flags"] & abi.RX_F_DITG) != 0).all()
+    rtt = r["rx_ns"].astype(int) - r["tx_ns"].astype(int)
+    assert (rtt >= (forward_ms + back_ms) * MS).all()
+    (d,) = itgdec(log)[0].values()
+    assert d["Total packets"] == count
+    (t,) = json.loads(run(sys.executable, "-m", "mtgsap", "rtt",
+                          tmp_path / "back.rec", "--json").stdout)["tgs"]
+    assert (t["echo"], t["reflected"]) == ("ditg", len(back))
+
+
 def itgrecv_logs_of_a_run(loop, tmp_path, name, count, drain):
     """A fresh ITGRecv, mtgctl run of idf_to_itgrecv with --drain drain:
     (ITGDec's packets per flow, the capture's per flow)."""

@@ -2,8 +2,9 @@
 """mtgsap rtt: per TG, the round trips of frames an XDP reflector sent
 back (`mtgctl reflect`): round-trip time, its forward and return parts
 when the clocks are shared, the reflector's dwell where an arrival stamp
-tells it; and of an ICMP TG's echoes (`proto icmp`), the round trip
-alone."""
+tells it; and of the TGs whose far end echoes what it gets (an ICMP
+TG's echo replies, a `header ditg` TG's payloads sent back as D-ITG's
+-m rttm does), the round trip alone."""
 
 import numpy as np
 
@@ -28,17 +29,28 @@ def configure(parser):
                              "into forward and return")
 
 
+def echo_of(t):
+    """What answers a `meter rtt` TG without a reflector: "icmp" (a
+    kernel's echo replies), "ditg" (D-ITG's payloads sent back), or None
+    (a reflector, which stamps its slot)."""
+    if t.get("proto") == "icmp":
+        return "icmp"
+    if t.get("header") == "ditg":
+        return "ditg"
+    return None
+
+
 def rtt_tgs(rec):
     """The recording's `meter rtt` TGs (mtgctl run's): {tg id: slot}, the
-    slot None for an ICMP TG's (no reflector)."""
-    return {t["id"]: None if t.get("proto") == "icmp" else t.get("rtt_slot")
+    slot None for those echoed without a reflector (echo_of())."""
+    return {t["id"]: None if echo_of(t) else t.get("rtt_slot")
             for t in rec.meta.get("tgs") or []
             if isinstance(t, dict) and t.get("meter") == "rtt"}
 
 
 def groups(rec, args):
     """[(slot, records to take)]: --slot's, or the recording's `meter rtt`
-    TGs by their one reflector slot, and its ICMP TGs (slot None)."""
+    TGs by their one reflector slot, and its echoed TGs (slot None)."""
     mask = selected(rec, args)
     if args.slot is not None:
         return [(args.slot, mask)]
@@ -69,6 +81,8 @@ def command(args):
         if slot is not None and args.arrival_slot == slot:
             raise UsageError(f"--arrival-slot {slot}: the reflector's own "
                              "slot (--slot)")
+        echo = {t["id"]: echo_of(t) for t in rec.meta.get("tgs") or []
+                if isinstance(t, dict) and "id" in t}
         rows, tgs = [], []
         for k, mask in todo:
             for t in round_trips(rec.records, k, args.arrival_slot,
@@ -82,7 +96,8 @@ def command(args):
                                        max=d.get("max"))
                     rows.append(dict(tg=t.tg_id, what=what, **parts[what]))
                 tgs.append(dict(run_id=t.run_id, tg=t.tg_id,
-                                icmp=k is None, records=t.records,
+                                echo=echo.get(t.tg_id) if k is None else
+                                None, records=t.records,
                                 reflected=len(t.reflected),
                                 unreflected=t.unreflected, **parts))
         answer(args, dict(slot=slot, arrival_slot=args.arrival_slot,
@@ -92,16 +107,21 @@ def command(args):
                 ("p99", "p99"), ("max", "max")])
         if not args.json:
             for t in tgs:
-                if t["icmp"]:
+                if t["echo"] == "icmp":
                     print(f"TG {t['tg']}: {t['reflected']} of "
                           f"{t['records']} records are echo replies (ICMP: "
                           "the round trip alone, answered by a kernel that "
                           "stamps nothing)")
+                elif t["echo"] == "ditg":
+                    print(f"TG {t['tg']}: {t['reflected']} of "
+                          f"{t['records']} records are D-ITG's payloads "
+                          "sent back (the round trip alone, its send time "
+                          "in microseconds; the far end stamps nothing)")
                 else:
                     print(f"TG {t['tg']}: {t['reflected']} of "
                           f"{t['records']} records have the reflection "
                           f"stamp tp{slot} (and a right UDP checksum)")
-            if not args.shared_clock and any(not t["icmp"] for t in tgs):
+            if not args.shared_clock and any(not t["echo"] for t in tgs):
                 print("forward and return: not without --shared-clock "
                       "(the reflector's clock may not be the sender's)")
     return 0
