@@ -57,13 +57,19 @@ enum mtg_parsed {
 			 */
 };
 
-/* Where an MTG frame's parts are, in bytes from the frame's start. */
+/*
+ * Where an MTG frame's parts are, in bytes from the frame's start. Of a
+ * frame that is not MTG, udp says whether it is a UDP datagram parsed
+ * whole, and then l3, l4, udp_check, dport, ipv6 are set too.
+ */
 struct mtg_where {
 	__u32 l3;		/* the IP header */
 	__u32 l4;		/* the UDP header */
 	__u32 hdr;		/* the MTG header: l4 + 8 */
 	__u32 l3_end;		/* the end of the IP packet */
 	__be16 udp_check;	/* the UDP checksum as it came */
+	__u16 dport;		/* the UDP destination port, host order */
+	bool udp;		/* a UDP datagram, parsed whole */
 	bool ipv6;
 	__u8 ttl;		/* TTL or hop limit */
 	__u8 tos;		/* TOS or traffic class */
@@ -95,6 +101,7 @@ static __always_inline enum mtg_parsed mtg_parse(void *ctx, __u32 len,
 	__be32 magic;
 	__u8 head[8];
 
+	w->udp = false;
 	/* Link layer: Ethernet with at most one VLAN tag, or none. */
 	if (l2_eth) {
 		if (mtg_load(ctx, 12, &proto, 2))
@@ -153,10 +160,12 @@ static __always_inline enum mtg_parsed mtg_parse(void *ctx, __u32 len,
 	ulen = bpf_ntohs(udp.len);
 	if (ulen < sizeof(udp) || w->l4 + ulen > w->l3_end)
 		return MTG_UNPARSED;
-	if (ulen < sizeof(udp) + sizeof(magic))
-		return MTG_NOT_MTG;
+	w->udp = true;
+	w->dport = bpf_ntohs(udp.dest);
 	w->udp_check = udp.check;
 	w->hdr = w->l4 + sizeof(udp);
+	if (ulen < sizeof(udp) + sizeof(magic))
+		return MTG_NOT_MTG;
 
 	/* MTG: magic, then the whole header, of this version and length. */
 	if (mtg_load(ctx, w->hdr, &magic, sizeof(magic)))

@@ -16,7 +16,11 @@
  * With `agreed_only` set, only the frames of the flows (run, TG) in the
  * map "flows" go back, each counted there; the others pass, counted
  * RFL_NOT_AGREED: a receiver that agreed to reflect some flows leaves the
- * rest to whoever else receives them (mtg's module, a socket).
+ * rest to whoever else receives them (mtg's module, a socket). There,
+ * too, the UDP datagrams that are no MTG frames to a port agreed as
+ * D-ITG's (run RFL_DITG_RUN, reflect.h) go back as they came, swapped
+ * alone: what ITGRecv does for ITGSend's -m rttm, without its trip
+ * through a socket.
  */
 #include "mtg_parse.h"
 #include "reflect.h"
@@ -86,6 +90,40 @@ static __always_inline __be16 csum_add_stamp(__be16 check, __be64 stamp)
 	return bpf_htons(sum ? sum : 0xffff);
 }
 
+/*
+ * The frame addressed back to where it came from: MAC addresses, IP
+ * addresses and UDP ports swapped. 0, or -1 with the frame as it came
+ * (the first write failing; none after it can: the parser read them).
+ */
+static __always_inline long send_back(struct xdp_md *ctx,
+				      const struct mtg_where *w)
+{
+	if (swap(ctx, 0, 6))			/* destination and source MAC */
+		return -1;
+	if (w->ipv6)
+		swap(ctx, w->l3 + 8, 16);	/* IPv6 source, destination */
+	else
+		swap(ctx, w->l3 + 12, 4);	/* IPv4 source, destination */
+	swap(ctx, w->l4, 2);			/* UDP ports */
+	return 0;
+}
+
+/* A datagram that is no MTG frame: back as it came if its port is D-ITG's. */
+static __always_inline int reflect_ditg(struct xdp_md *ctx,
+					const struct mtg_where *w)
+{
+	struct reflect_flow flow = { .run_id = RFL_DITG_RUN,
+				     .tg_id = w->dport };
+	__u64 *agreed = bpf_map_lookup_elem(&flows, &flow);
+
+	if (!agreed)
+		return count(RFL_NOT_MTG, XDP_PASS);
+	if (send_back(ctx, w))
+		return count(RFL_UNPARSED, XDP_PASS);
+	__sync_fetch_and_add(agreed, 1);
+	return count(RFL_REFLECTED, XDP_TX);
+}
+
 SEC("xdp")
 int reflect(struct xdp_md *ctx)
 {
@@ -101,6 +139,8 @@ int reflect(struct xdp_md *ctx)
 	case MTG_FRAME:
 		break;
 	case MTG_NOT_MTG:
+		if (agreed_only && w.udp)
+			return reflect_ditg(ctx, &w);
 		return count(RFL_NOT_MTG, XDP_PASS);
 	default:
 		return count(RFL_UNPARSED, XDP_PASS);
@@ -129,13 +169,8 @@ int reflect(struct xdp_md *ctx)
 	 * came.
 	 */
 	stamp = bpf_cpu_to_be64(bpf_ktime_get_tai_ns());
-	if (swap(ctx, 0, 6))			/* destination and source MAC */
+	if (send_back(ctx, &w))
 		return count(RFL_UNPARSED, XDP_PASS);
-	if (w.ipv6)
-		swap(ctx, w.l3 + 8, 16);	/* IPv6 source, destination */
-	else
-		swap(ctx, w.l3 + 12, 4);	/* IPv4 source, destination */
-	swap(ctx, w.l4, 2);			/* UDP ports */
 	bpf_xdp_store_bytes(ctx, at, &stamp, sizeof(stamp));
 	if (w.udp_check) {			/* 0 over IPv4: none, stays */
 		check = csum_add_stamp(w.udp_check, stamp);

@@ -11,7 +11,9 @@
 
 /* What became of a frame the reflector saw: one counter each, never two. */
 enum reflect_counter {
-	RFL_REFLECTED,	/* an MTG frame: stamped and sent back */
+	RFL_REFLECTED,	/* an MTG frame: stamped and sent back (or a
+			 * D-ITG datagram of a port agreed: sent back)
+			 */
 	RFL_ALREADY_SET,	/* an MTG frame whose slot held a stamp (a
 				 * reflection coming back, a probe's): passed
 				 */
@@ -28,11 +30,17 @@ enum reflect_counter {
 /*
  * A flow the reflector may send back, where it takes only agreed ones:
  * the key of the hash map "flows" (its value: the frames reflected, u64).
+ * Run RFL_DITG_RUN is D-ITG's (ITGSend -m rttm): every UDP datagram to
+ * port tg_id that is no MTG frame goes back as it came, unstamped (D-ITG's
+ * header has no slot), as ITGRecv sends it back. mtgctl never gives a run
+ * id 0.
  */
 struct reflect_flow {
 	__u32 run_id;	/* host order */
 	__u32 tg_id;
 };
+
+#define RFL_DITG_RUN	0
 
 #define RFL_FLOWS_MAX	4096
 

@@ -206,7 +206,7 @@ static uint16_t admit(struct daemon *d, struct peer *p,
 	}
 	/* the reflector is ready before the sender hears yes */
 	if (slot >= 0) {
-		code = rtt_reflect(&d->rtt, dev, (unsigned int)slot, r->run_id,
+		code = rtt_reflect(&d->rtt, dev, slot, r->run_id,
 				   m->flow_id, why, len);
 		if (code)
 			goto err_free;

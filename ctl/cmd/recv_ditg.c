@@ -8,6 +8,8 @@
  * that records D-ITG's packets to the flow's port (MTG_IOC_RX_DITG), a
  * recording, ended a second after ITGSend closes the flow, as ITGRecv
  * waits. ITGSend hears of a refusal as D-ITG's "the data socket failed".
+ * A round-trip flow (-m rttm), where --rtt consents, is sent back by the
+ * XDP reflector as ITGRecv sends each datagram back, and not recorded.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -142,8 +144,13 @@ static int ditg_check(struct daemon *d, struct peer *p,
 		snprintf(text, len, "D-ITG's passive mode (-H) is not taken");
 		return -1;
 	}
-	if (f->meter != TSP_METER_OWDM) {
-		snprintf(text, len, "D-ITG's round-trip meter (-m rttm) is not taken");
+	if (f->meter == TSP_METER_RTTM && !d->consent.rtt) {
+		snprintf(text, len, "D-ITG's round trips (-m rttm): this receiver sends nothing back (mtgctl recv --rtt)");
+		return -1;
+	}
+	if (f->meter != TSP_METER_OWDM && f->meter != TSP_METER_RTTM) {
+		snprintf(text, len, "meter %u: D-ITG's are owdm (1) and rttm (2)",
+			 f->meter);
 		return -1;
 	}
 	if (f->pl_type) {
@@ -163,10 +170,18 @@ static struct rrun *ditg_run(struct daemon *d, struct peer *p,
 {
 	int family = m->u.flow.l3 == TSP_L3_IPV6 ? AF_INET6 : AF_INET;
 	struct tsp_start st = { .run_id = new_run_id(), .start_ns = now_tai() };
-	struct rflow_how how = { .rtt_slot = -1, .ditg_port = m->u.flow.port };
-	char *json = flow_json(m, family);
+	struct rflow_how how = {
+		.rtt_slot = -1, .ditg_port = m->u.flow.port,
+		.ditg_rtt = m->u.flow.meter == TSP_METER_RTTM,
+	};
 	struct rrun *run, **n;
+	char *json;
 
+	/* the reflector is ready before ITGSend hears yes */
+	if (how.ditg_rtt && rtt_reflect(&d->rtt, dev, -1, REFLECT_DITG_RUN,
+					how.ditg_port, text, len))
+		return NULL;
+	json = flow_json(m, family);
 	n = realloc(p->runs, (p->nruns + 1) * sizeof(*n));
 	if (n)
 		p->runs = n;
@@ -175,6 +190,9 @@ static struct rrun *ditg_run(struct daemon *d, struct peer *p,
 		if (!json || !n)
 			snprintf(text, len, "out of memory");
 		free(json);
+		if (how.ditg_rtt)
+			rtt_forget(&d->rtt, dev, REFLECT_DITG_RUN,
+				   how.ditg_port);
 		return NULL;
 	}
 	if (rrun_add(run, m->flow_id, json, dev, &how)) {
@@ -214,8 +232,12 @@ static int ditg_flow(struct daemon *d, struct peer *p,
 		out.type = TSP_ERR_MSG_2;
 		return recv_send(p, &out, why, len);
 	}
-	recv_say(d, p, "D-ITG flow %u to %s:%u on %s accepted as run %u, recording %s",
-	    m->flow_id, a, f->port, dev, run->run_id, run->path);
+	if (f->meter == TSP_METER_RTTM)
+		recv_say(d, p, "D-ITG flow %u to %s:%u on %s accepted as run %u: round trips (-m rttm), each datagram sent back by the reflector on %s, not recorded",
+		    m->flow_id, a, f->port, dev, run->run_id, dev);
+	else
+		recv_say(d, p, "D-ITG flow %u to %s:%u on %s accepted as run %u, recording %s",
+		    m->flow_id, a, f->port, dev, run->run_id, run->path);
 	out.port = f->port;
 	return recv_send(p, &out, why, len);
 }

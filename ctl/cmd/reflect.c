@@ -41,8 +41,12 @@ static void list_text(const struct reflect_info *info, size_t n)
 			       info[i].counters[k]);
 		printf("\n");
 		for (f = info[i].flows; f < info[i].flows + info[i].nflows; f++)
-			printf("  flow %" PRIu32 ":%" PRIu32 " reflected %" PRIu64 "\n",
-			       f->run_id, f->tg_id, f->reflected);
+			if (f->run_id == REFLECT_DITG_RUN)
+				printf("  D-ITG port %" PRIu32 " reflected %" PRIu64 "\n",
+				       f->tg_id, f->reflected);
+			else
+				printf("  flow %" PRIu32 ":%" PRIu32 " reflected %" PRIu64 "\n",
+				       f->run_id, f->tg_id, f->reflected);
 	}
 }
 

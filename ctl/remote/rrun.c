@@ -217,8 +217,9 @@ int rrun_start(const struct rrun_cfg *c, struct rrun *run,
 	}
 	for (i = 0; i < run->nflows; i++) {
 		uint16_t port = run->flows[i].how.ditg_port;
-		int err = port ? mtg_dev_rx_ditg(&run->dev, port, run->run_id,
-						 true) : 0;
+		/* a round trip's datagrams go back at XDP: none to record */
+		int err = port && !run->flows[i].how.ditg_rtt ?
+			mtg_dev_rx_ditg(&run->dev, port, run->run_id, true) : 0;
 
 		if (err) {
 			snprintf(why, len, "D-ITG's packets to port %u cannot be recorded: %s",
@@ -346,11 +347,21 @@ void rrun_end(const struct rrun_cfg *c, struct rrun *run, bool incomplete,
 		fprintf(c->say, "run %u from %s: never started, nothing recorded%s%s\n",
 			run->run_id, sender, why ? ": " : "", why ? why : "");
 	}
+	for (i = 0; i < run->nflows; i++) {
+		const struct rflow *f = &run->flows[i];
+
+		if (f->how.rtt_slot >= 0) {
+			rtt_forget(c->rtt, f->dev, run->run_id, f->id);
+		} else if (f->how.ditg_rtt) {
+			fprintf(c->say, "run %u: D-ITG flow %u: %llu datagrams sent back on %s\n",
+				run->run_id, f->id, (unsigned long long)
+				rtt_reflected(c->rtt, f->dev, REFLECT_DITG_RUN,
+					      f->how.ditg_port), f->dev);
+			rtt_forget(c->rtt, f->dev, REFLECT_DITG_RUN,
+				   f->how.ditg_port);
+		}
+	}
 	fflush(c->say);
-	for (i = 0; i < run->nflows; i++)
-		if (run->flows[i].how.rtt_slot >= 0)
-			rtt_forget(c->rtt, run->flows[i].dev, run->run_id,
-				   run->flows[i].id);
 	mtg_dev_close(&run->dev);
 	listening_free(&run->ls);
 	for (i = 0; i < run->nflows; i++)

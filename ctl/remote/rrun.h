@@ -24,6 +24,9 @@ struct rflow_how {
 					 * this slot; -1: one way */
 	uint16_t ditg_port;		/* D-ITG's header, known by this
 					 * port; 0: MTG's */
+	bool ditg_rtt;			/* D-ITG's -m rttm: its datagrams to
+					 * ditg_port sent back by the
+					 * reflector (rtt.h), not recorded */
 };
 
 struct rflow {

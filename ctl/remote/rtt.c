@@ -115,7 +115,7 @@ static uint16_t take_dev(struct rtt_set *s, const char *dev,
 	return TSP_ACCEPTED;
 }
 
-uint16_t rtt_reflect(struct rtt_set *s, const char *dev, unsigned int slot,
+uint16_t rtt_reflect(struct rtt_set *s, const char *dev, int slot,
 		     uint32_t run_id, uint32_t tg_id, char *why, size_t len)
 {
 	struct rtt_dev *d = find(s, dev);
@@ -124,11 +124,13 @@ uint16_t rtt_reflect(struct rtt_set *s, const char *dev, unsigned int slot,
 	int err;
 
 	if (!d) {
-		code = take_dev(s, dev, slot, &d, why, len);
+		/* stamped nowhere: a reflector of its own stamps the default */
+		code = take_dev(s, dev, slot < 0 ? IDF_RTT_SLOT :
+				(unsigned int)slot, &d, why, len);
 		if (code)
 			return code;
 	}
-	if (d->slot != slot) {
+	if (slot >= 0 && d->slot != (unsigned int)slot) {
 		snprintf(why, len, "the reflector on %s stamps slot %u, not the slot %u the TG asks for (meter rtt slot K)",
 			 dev, d->slot, slot);
 		release(s, d);
@@ -140,7 +142,11 @@ uint16_t rtt_reflect(struct rtt_set *s, const char *dev, unsigned int slot,
 		d->flows++;
 		return TSP_ACCEPTED;
 	}
-	if (err == -EEXIST) {
+	if (err == -EEXIST && run_id == REFLECT_DITG_RUN) {
+		snprintf(why, len, "D-ITG's datagrams to port %u are sent back on %s already",
+			 tg_id, dev);
+		code = TSP_REFUSE_PORT;
+	} else if (err == -EEXIST) {
 		snprintf(why, len, "flow %u:%u is reflected on %s already",
 			 run_id, tg_id, dev);
 		code = TSP_REFUSE_FLOW_ID;

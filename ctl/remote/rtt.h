@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/reflector.h"
+
 struct rtt_dev {
 	char dev[IF_NAMESIZE];
 	unsigned int slot;		/* the test-point slot it stamps */
@@ -30,10 +32,12 @@ struct rtt_set {
 };
 
 /*
- * Reflect flow (run_id, tg_id), arriving on dev, stamped in slot:
- * TSP_ACCEPTED, or the refusal's code (enum tsp_refusal) with why.
+ * Reflect flow (run_id, tg_id), arriving on dev, stamped in slot (-1:
+ * stamped nowhere, any reflector's slot will do: D-ITG's datagrams to a
+ * port, run REFLECT_DITG_RUN and tg_id the port): TSP_ACCEPTED, or the
+ * refusal's code (enum tsp_refusal) with why.
  */
-uint16_t rtt_reflect(struct rtt_set *s, const char *dev, unsigned int slot,
+uint16_t rtt_reflect(struct rtt_set *s, const char *dev, int slot,
 		     uint32_t run_id, uint32_t tg_id, char *why, size_t len);
 /* The frames of the flow reflected so far; 0 if they cannot be read. */
 uint64_t rtt_reflected(const struct rtt_set *s, const char *dev,

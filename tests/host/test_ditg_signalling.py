@@ -232,24 +232,34 @@ def itgsend(port, *args):
      "D-ITG flow 1 to 127.0.0.1:9401 refused: protocol 1: this receiver "
      "takes UDP (2) only"),
     ("127.0.0.1", ["-T", "UDP", "-m", "rttm"],
-     "D-ITG flow 1 to 127.0.0.1:9401 refused: D-ITG's round-trip meter"),
+     "D-ITG flow 1 to 127.0.0.1:9401 refused: D-ITG's round trips (-m "
+     "rttm): this receiver sends nothing back (mtgctl recv --rtt)"),
+    # consented: the reflector is attached, then let go with the run
+    ("127.0.0.1 --rtt", ["-T", "UDP", "-m", "rttm"],
+     "D-ITG flow 1 to 127.0.0.1:9401 refused: the receive path could not "
+     "be opened: " + NO_DEVICE),
     ("127.0.0.1", ["-T", "UDP", "-p", "1"],
      "D-ITG flow 1 to 127.0.0.1:9401 refused: payload type 1"),
     ("127.0.0.1", ["-T", "UDP"],
      "D-ITG flow 1 to 127.0.0.1:9401 refused: the receive path could not "
      "be opened: " + NO_DEVICE),
-], ids=["not-allowed", "other-address", "tcp", "rttm", "short", "no-module"])
+], ids=["not-allowed", "other-address", "tcp", "rttm", "rttm-consented",
+        "short", "no-module"])
 def test_itgsend_at_recv(tmp_path, allowed, args, said):
     """What recv says to an unmodified ITGSend: a sender it was not told
     to let in is closed on without a word (ITGSend reads none); a flow it
     does not take gets D-ITG's only refusal, TSP_ERR_MSG_2 (ITGSend: an
     error on bind at the receiver); recv logs why, under valgrind, and
-    serves on."""
+    serves on, and lets go of what it took for the flow (the reflector of
+    a round trip)."""
     need("ITGSend")
     tspd.key_file(tmp_path / "k")
     opts = ["--device", NO_DEVICE] + \
-        (["--allow-ditg", allowed] if allowed else [])
-    recv = tspd.Recv(tmp_path / "k", tmp_path, *opts, valgrind=True)
+        (["--allow-ditg", *allowed.split()] if allowed else [])
+    # valgrind cannot tell what the bpf() syscall reads: not where recv
+    # loads the reflector
+    recv = tspd.Recv(tmp_path / "k", tmp_path, *opts,
+                     valgrind="--rtt" not in opts)
     try:
         for _ in range(2):
             res = itgsend(recv.port, *args)
@@ -259,9 +269,12 @@ def test_itgsend_at_recv(tmp_path, allowed, args, said):
         rc, log = recv.stop()
     assert rc == 0, log
     assert log.count(said) == 2, log
-    if allowed == "127.0.0.1":
+    if allowed and allowed.startswith("127.0.0.1"):
         assert "a D-ITG sender, let in by --allow-ditg" in log
     assert not list(tmp_path.glob("run-*")), "a run left files"
+    listed = subprocess.run([MTGCTL, "reflect", "list", "lo"],
+                            capture_output=True, text=True)
+    assert listed.stdout == "no reflectors\n", listed
 
 
 def test_ditg_session_out_of_order(tmp_path):

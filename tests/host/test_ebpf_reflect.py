@@ -28,7 +28,7 @@ import pytest
 
 from mtgwitness import abi, wire
 from test_ebpf_probe import (ETH_P_8021Q, ETH_P_IP, ETH_P_IPV6, MTGCTL,
-                             UNTOUCHED, Pair, _missing, frame,
+                             UNTOUCHED, Pair, _missing, addrs, frame,
                              mtg_payload, run, set_udp_checksum_zero,
                              socket_in, untagged)
 
@@ -533,3 +533,51 @@ def test_lost_both_ways(mtgctl):
         assert len({wire.parse_frame(d).mtg.seq for d, _ in got}) == len(got)
     finally:
         p.close()
+
+
+def turned(sent):
+    """A datagram sent back as it came: MACs, IPs and ports swapped, the
+    rest the same (the witness makes the UDP checksum anew: the one it
+    had, since the sum does not depend on the order of its terms)."""
+    fr = wire.parse_frame(sent)
+    return wire.build_frame(str(fr.dst), str(fr.src), fr.dport, fr.sport,
+                            fr.payload, src_mac=fr.eth_dst,
+                            dst_mac=fr.eth_src, ttl=fr.ttl, tos=fr.tos,
+                            ip_id=fr.ip_id, df=fr.df)
+
+
+def test_ditg_port_sends_datagrams_back_as_they_came(mirror):
+    """A port agreed as D-ITG's (run 0: --flows 0:PORT): each UDP datagram
+    to it that is no MTG frame goes back as it came, addresses and ports
+    swapped, nothing stamped (what ITGRecv does for ITGSend's -m rttm),
+    counted for the port; a datagram to another port passes untouched,
+    and so does one to the port once it is forgotten."""
+    reflect("attach", mirror.where_b, "--slot", str(SLOT), "--flows",
+            "0:5001")
+    reflect("attach", mirror.where_a, "--slot", str(SLOT))
+    # D-ITG's standard header (flow id, sequence number, send time) and
+    # filler
+    ditg = struct.pack("!IIII", 1, 7, 3600, 250) + bytes(84)
+    sent = [frame(4, ditg), frame(6, ditg)]
+    for f in sent:
+        mirror.tx.send(f)
+    back = receive(mirror.back, 2)
+    assert sorted(f for f, _ in back) == sorted(turned(f) for f in sent)
+    (r,) = reflectors(mirror.where_b)
+    assert r["counters"] == dict.fromkeys(COUNTERS, 0) | {"reflected": 2}
+    assert [(f["run_id"], f["tg_id"], f["reflected"]) for f in r["flows"]] \
+        == [(0, 5001, 2)]
+    assert "  D-ITG port 5001 reflected 2\n" in \
+        reflect("list", mirror.where_b).stdout
+    # the echoes pass the sender's reflector: it takes every MTG frame,
+    # and no D-ITG port
+    assert counters(mirror.where_a)["not_mtg"] == 2
+    src, dst = addrs(4)
+    other = wire.build_frame(src, dst, 40000, 5002, ditg)
+    got, _, _ = mirror.send(other)
+    assert got == other
+    reflect("forget", mirror.where_b, "--flows", "0:5001")
+    got, _, _ = mirror.send(sent[0])
+    assert got == sent[0]
+    assert counters(mirror.where_b) == dict.fromkeys(COUNTERS, 0) | \
+        {"reflected": 2, "not_mtg": 2}

@@ -19,6 +19,7 @@ import contextlib
 import errno
 import json
 import random
+import re
 import signal
 import socket
 import struct
@@ -436,6 +437,60 @@ def test_itgsend_to_recv(make_loop, tmp_path):
     span = (int(r["tx_ns"].max()) - int(r["tx_ns"].min())) / S
     assert abs(span - d["Total time"]) <= 1e-3
     assert rec.meta["tgs"][0]["header"] == "ditg"
+
+
+def test_itgsend_round_trips_at_recv(make_loop, tmp_path):
+    """An unmodified ITGSend with -m rttm to `mtgctl recv --allow-ditg
+    --rtt`: recv takes the flow as a round trip, its XDP reflector sends
+    each datagram back as it came (ITGRecv's way, without the socket),
+    counted, and goes with the run. ITGSend's own log (ITGDec) has every
+    datagram recv says it sent back, each round trip no shorter than the
+    two netem delays."""
+    need("ITGSend", "ITGDec")
+    loop = make_loop(4)
+    forward_ms, back_ms = 5, 3
+    loop.netem("delay", f"{forward_ms}ms")
+    run("ip", "netns", "exec", loop.ns_n, "tc", "qdisc", "add", "dev",
+        loop.b, "root", "netem", "delay", f"{back_ms}ms")
+    # XDP_TX on a veth reaches the peer only while the peer has an XDP
+    # program (Documentation/ebpf.rst): the router's end gets a reflector
+    # that sends nothing back (agreed-only, no flow or port of the test)
+    peer = f"{loop.c}@{loop.ns_n}"
+    run(MTGCTL, "reflect", "attach", peer, "--flows", "1:1")
+    try:
+        tspd.key_file(tmp_path / "k")
+        out = tmp_path / "runs"
+        out.mkdir()
+        sender = loop.dst.rsplit(".", 2)[0] + ".1.1"
+        recv = tspd.Recv(tmp_path / "k", out, "--allow-ditg", sender,
+                         "--rtt", netns=loop.ns_r)
+        log = tmp_path / "send.log"
+        res = subprocess.run(
+            ["ip", "netns", "exec", loop.ns_s, "ITGSend", "-a", loop.dst,
+             "-Sdp", str(recv.port), "-rp", "9501", "-T", "UDP", "-C",
+             "100", "-c", "120", "-t", "2000", "-m", "rttm", "-l",
+             str(log)], cwd=tmp_path, capture_output=True, text=True,
+            timeout=300)
+        rc, text = recv.stop()
+    finally:
+        run(MTGCTL, "reflect", "detach", peer)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert rc == 0, text
+    assert "round trips (-m rttm), each datagram sent back by the " \
+        f"reflector on {loop.r}" in text, text
+    sent_back = re.search(r"D-ITG flow 1: (\d+) datagrams sent back on ",
+                          text)
+    assert sent_back, text
+    (d,) = itgdec(log)[0].values()
+    n = int(d["Total packets"])
+    # ITGSend's 200 at -C 100 for 2 s; fewer under the sanitizers
+    assert n > (50 if DEBUG_KERNEL else 150)
+    assert n == int(sent_back.group(1))
+    assert d["Packets dropped"] == 0
+    assert (forward_ms + back_ms) / 1000 <= d["Minimum delay"] <= \
+        d["Maximum delay"] < 1
+    assert " xdp" not in run("ip", "-n", loop.ns_r, "link", "show",
+                             loop.r).stdout
 
 
 def test_with_ditg_example():
