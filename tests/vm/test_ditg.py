@@ -317,7 +317,8 @@ def test_round_trips_with_itgrecv(make_loop, tmp_path):
             back.append(h.seq - 1)
     assert len(back) == len(set(back)) and 0 < len(back) < count
     (tg,) = json.loads((tmp_path / "s.json").read_text())["tgs"]
-    assert tg["meter"] == "rtt"
+    assert tg["owd_ns"]["p50"] is None          # round trips, not one way
+    assert tg["remote"]["signalling"] == "ditg"
     assert (tg["sent"], tg["received"], tg["lost"]) == \
         (count, len(back), count - len(back))
     assert tg["rtt_ns"]["p50"] >= (forward_ms + back_ms) * MS
@@ -456,7 +457,7 @@ def test_itgsend_round_trips_at_recv(make_loop, tmp_path):
     # program (Documentation/ebpf.rst): the router's end gets a reflector
     # that sends nothing back (agreed-only, no flow or port of the test)
     peer = f"{loop.c}@{loop.ns_n}"
-    run(MTGCTL, "reflect", "attach", peer, "--flows", "1:1")
+    run(MTGCTL, "reflect", "attach", peer, "--slot", "3", "--flows", "1:1")
     try:
         tspd.key_file(tmp_path / "k")
         out = tmp_path / "runs"
