@@ -24,6 +24,10 @@ enum reflect_counter {
 	RFL_NOT_AGREED,	/* an MTG frame of a flow not in "flows", where
 			 * the reflector takes only those: passed
 			 */
+	RFL_CSUM_BAD,	/* a D-ITG datagram whose UDP checksum is wrong,
+			 * neither right nor partial: passed, as the
+			 * stack would drop it before ITGRecv read it
+			 */
 	RFL_COUNTERS
 };
 
@@ -43,5 +47,13 @@ struct reflect_flow {
 #define RFL_DITG_RUN	0
 
 #define RFL_FLOWS_MAX	4096
+
+/*
+ * A D-ITG datagram's checksum is summed RFL_SUM_CHUNK bytes at a time
+ * (bpf_csum_diff() takes at most 512), RFL_SUM_CHUNKS at most: longer
+ * datagrams pass, counted unparsed.
+ */
+#define RFL_SUM_CHUNK	256
+#define RFL_SUM_CHUNKS	64
 
 #endif /* MTG_EBPF_REFLECT_H */

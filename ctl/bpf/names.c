@@ -31,6 +31,7 @@ const char *const reflect_counter_names[REFLECT_COUNTERS] = {
 	[RFL_NOT_MTG] = "not_mtg",
 	[RFL_UNPARSED] = "unparsed",
 	[RFL_NOT_AGREED] = "not_agreed",
+	[RFL_CSUM_BAD] = "csum_bad",
 };
 
 const char *probe_state_name(enum probe_state s)

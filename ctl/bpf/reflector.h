@@ -14,7 +14,7 @@
 #include "bpf/probe.h"
 
 #define REFLECT_PIN_DIR		"/sys/fs/bpf/mtg/reflect"
-#define REFLECT_COUNTERS	5	/* enum reflect_counter (ebpf/reflect.h) */
+#define REFLECT_COUNTERS	6	/* enum reflect_counter (ebpf/reflect.h) */
 #define REFLECT_FLOWS_MAX	4096	/* RFL_FLOWS_MAX (ebpf/reflect.h) */
 /* RFL_DITG_RUN: the "flow" (0, PORT) is D-ITG's datagrams to PORT */
 #define REFLECT_DITG_RUN	0

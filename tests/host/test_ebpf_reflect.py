@@ -35,7 +35,8 @@ from test_ebpf_probe import (ETH_P_8021Q, ETH_P_IP, ETH_P_IPV6, MTGCTL,
 pytestmark = pytest.mark.skipif(_missing() is not None,
                                 reason=str(_missing()))
 
-COUNTERS = ("reflected", "already_set", "not_mtg", "unparsed", "not_agreed")
+COUNTERS = ("reflected", "already_set", "not_mtg", "unparsed", "not_agreed",
+            "csum_bad")
 SLOT = 3
 SO_TIMESTAMPNS = 35
 
@@ -201,7 +202,7 @@ def test_list_and_errors(mirror):
                  "agreed_only": False, "flows": []}
     assert reflect("list", mirror.where_b).stdout == (
         f"{mirror.where_b} slot 2: attached, reflected 0, already_set 0, "
-        "not_mtg 0, unparsed 0, not_agreed 0\n")
+        "not_mtg 0, unparsed 0, not_agreed 0, csum_bad 0\n")
     cases = [
         (["attach", mirror.where_b, "--slot", "1"],
          f"reflect: {mirror.where_b} has mtg's reflector already"),
@@ -581,3 +582,41 @@ def test_ditg_port_sends_datagrams_back_as_they_came(mirror):
     assert got == sent[0]
     assert counters(mirror.where_b) == dict.fromkeys(COUNTERS, 0) | \
         {"reflected": 2, "not_mtg": 2}
+
+
+def with_udp_checksum(f, check):
+    """Frame f (untagged) with its UDP checksum field set to check."""
+    fr = wire.parse_frame(f)
+    at = 14 + (20 if fr.src.version == 4 else 40) + 6
+    return f[:at] + struct.pack("!H", check) + f[at + 2:]
+
+
+@pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
+def test_ditg_checksums(mirror, family):
+    """A D-ITG datagram written by a socket on this host over a veth has a
+    partial UDP checksum (the pseudo-header's sum alone: CHECKSUM_PARTIAL,
+    left to a NIC there is none of): it goes back with the whole one, as
+    ITGRecv's socket would send it. One odd in length too. A datagram
+    whose checksum is wrong passes, counted csum_bad, as the stack would
+    drop it before ITGRecv read it."""
+    reflect("attach", mirror.where_b, "--slot", str(SLOT), "--flows",
+            "0:5001")
+    reflect("attach", mirror.where_a, "--slot", str(SLOT))
+    sent = []
+    for size in (84, 85, 1200):
+        whole = frame(family, (struct.pack("!IIII", 1, size, 3600, 9) +
+                               bytes(range(256)) * 5)[:size])
+        fr = wire.parse_frame(whole)
+        partial = wire.ones_complement_sum(wire.pseudo_header(
+            fr.src.packed, fr.dst.packed, 8 + len(fr.payload)))
+        sent.append((with_udp_checksum(whole, partial), whole))
+    for f, _ in sent:
+        mirror.tx.send(f)
+    back = receive(mirror.back, len(sent))
+    assert sorted(f for f, _ in back) == sorted(turned(w) for _, w in sent)
+    fr = wire.parse_frame(sent[0][1])
+    bad = with_udp_checksum(sent[0][1], fr.udp_csum ^ 0x0100)
+    got, _, _ = mirror.send(bad)
+    assert got == bad
+    assert counters(mirror.where_b) == dict.fromkeys(COUNTERS, 0) | \
+        {"reflected": len(sent), "csum_bad": 1}
