@@ -90,8 +90,7 @@ int rrun_tg_check(const struct tsp_flow_req *r, uint32_t flow_id,
 	int ret = -1;
 
 	*compact = NULL;
-	how->rtt_slot = -1;
-	how->ditg_port = 0;
+	*how = (struct rflow_how){ .rtt_slot = -1 };
 	o = json_loads(r->tg_json ? r->tg_json : "", 0, &jerr);
 	if (!o) {
 		snprintf(why, len, "the TG's JSON does not parse: %s (byte %d)",
