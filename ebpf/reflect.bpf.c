@@ -23,6 +23,7 @@
  * through a socket.
  */
 #include "mtg_parse.h"
+#include "mtg_csum.h"
 #include "reflect.h"
 
 /* Set by the loader before the program is loaded. */
@@ -42,18 +43,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
-
-/* Where a D-ITG datagram is summed, RFL_SUM_CHUNK bytes at a time. */
-struct sum_chunk {
-	__u8 b[RFL_SUM_CHUNK];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sum_chunk);
-} scratch SEC(".maps");
 
 static __always_inline int count(__u32 what, int verdict)
 {
@@ -120,78 +109,6 @@ static __always_inline long send_back(struct xdp_md *ctx,
 	return 0;
 }
 
-/* A 32-bit one's complement sum folded to 16 bits, not complemented. */
-static __always_inline __u16 fold(__u64 sum)
-{
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)((sum & 0xffff) + (sum >> 16));
-}
-
-/*
- * The sums of the UDP pseudo-header (*pseudo) and of the pseudo-header
- * and the datagram with its checksum field taken as 0 (*whole), in
- * network order as stored; 0, or -1 (too long to sum, or unreadable).
- * Whole chunks first, then the tail: one path through each chunk, which
- * the verifier walks once a chunk.
- */
-static __always_inline int udp_sums(struct xdp_md *ctx,
-				    const struct mtg_where *w, __u32 ulen,
-				    __u16 *pseudo, __u16 *whole)
-{
-	__be32 ph[10] = {};	/* addresses; length and protocol */
-	struct sum_chunk *c;
-	__u32 key = 0, full, n, n4, i;
-	__s64 sum;
-
-	if (w->ipv6) {
-		if (bpf_xdp_load_bytes(ctx, w->l3 + 8, ph, 32))
-			return -1;
-		ph[8] = bpf_htonl(ulen);
-		ph[9] = bpf_htonl(IPPROTO_UDP);
-		sum = bpf_csum_diff(0, 0, ph, 40, 0);
-	} else {
-		if (bpf_xdp_load_bytes(ctx, w->l3 + 12, ph, 8))
-			return -1;
-		ph[2] = bpf_htonl((IPPROTO_UDP << 16) | ulen);
-		sum = bpf_csum_diff(0, 0, ph, 12, 0);
-	}
-	if (sum < 0)
-		return -1;
-	*pseudo = fold(sum);
-	c = bpf_map_lookup_elem(&scratch, &key);
-	full = ulen / RFL_SUM_CHUNK;
-	if (!c || full > RFL_SUM_CHUNKS)
-		return -1;
-	for (i = 0; i < RFL_SUM_CHUNKS && i < full; i++) {
-		if (bpf_xdp_load_bytes(ctx, w->l4 + i * RFL_SUM_CHUNK, c->b,
-				       RFL_SUM_CHUNK))
-			return -1;
-		sum = bpf_csum_diff(0, 0, (__be32 *)c->b, RFL_SUM_CHUNK,
-				    (__u32)sum);
-		if (sum < 0)
-			return -1;
-	}
-	n = ulen - full * RFL_SUM_CHUNK;
-	if (n) {
-		/* 1 to RFL_SUM_CHUNK - 1: masked for the verifier to know */
-		n = ((n - 1) & (RFL_SUM_CHUNK - 1)) + 1;
-		/* the last word padded with zeros: they add nothing */
-		n4 = ((((n + 3) / 4 - 1) & (RFL_SUM_CHUNK / 4 - 1)) + 1) * 4;
-		*(__u32 *)&c->b[(n4 - 4) & (RFL_SUM_CHUNK - 4)] = 0;
-		if (bpf_xdp_load_bytes(ctx, w->l4 + full * RFL_SUM_CHUNK,
-				       c->b, n))
-			return -1;
-		sum = bpf_csum_diff(0, 0, (__be32 *)c->b, n4, (__u32)sum);
-		if (sum < 0)
-			return -1;
-	}
-	/* the checksum field as it came taken away: one's complement */
-	*whole = fold((__u64)fold(sum) + (__u16)~(__u16)w->udp_check);
-	return 0;
-}
-
 /*
  * A datagram that is no MTG frame: back as it came if its port is
  * D-ITG's. Its checksum must be right where it arrives back, as
@@ -207,21 +124,30 @@ static __always_inline int reflect_ditg(struct xdp_md *ctx,
 	struct reflect_flow flow = { .run_id = RFL_DITG_RUN,
 				     .tg_id = w->dport };
 	__u64 *agreed = bpf_map_lookup_elem(&flows, &flow);
-	__u16 pseudo, whole, right;
+	__u16 check = w->udp_check, right;
+	__s64 pseudo;
 	__be16 ulen;
+	int sum;
 
 	if (!agreed)
 		return count(RFL_NOT_MTG, XDP_PASS);
-	if (w->ipv6 || w->udp_check) {
-		if (bpf_xdp_load_bytes(ctx, w->l4 + 4, &ulen, sizeof(ulen)) ||
-		    udp_sums(ctx, w, bpf_ntohs(ulen), &pseudo, &whole))
+	if (w->ipv6 || check) {		/* 0 over IPv4: none, stays */
+		if (bpf_xdp_load_bytes(ctx, w->l4 + 4, &ulen, sizeof(ulen)))
 			return count(RFL_UNPARSED, XDP_PASS);
-		right = (__u16)~whole;
+		pseudo = mtg_udp_pseudo_sum(ctx, w, bpf_ntohs(ulen));
+		sum = pseudo < 0 ? -1 : mtg_frame_sum(ctx, w->l4,
+						      bpf_ntohs(ulen),
+						      (__u32)pseudo);
+		if (sum < 0)
+			return count(RFL_UNPARSED, XDP_PASS);
+		/* the sum without the field as it came, complemented */
+		right = (__u16)~mtg_fold((__u32)sum + (__u16)~check);
 		if (!right)
 			right = 0xffff;	/* 0 is "no checksum" */
-		if (w->udp_check != right && w->udp_check != pseudo)
+		/* a partial one holds the pseudo-header's sum alone */
+		if (check != right && check != mtg_fold((__u32)pseudo))
 			return count(RFL_CSUM_BAD, XDP_PASS);
-		if (w->udp_check != right &&
+		if (check != right &&
 		    bpf_xdp_store_bytes(ctx, w->l4 + 6, &right, sizeof(right)))
 			return count(RFL_UNPARSED, XDP_PASS);
 	}

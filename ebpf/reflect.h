@@ -48,12 +48,4 @@ struct reflect_flow {
 
 #define RFL_FLOWS_MAX	4096
 
-/*
- * A D-ITG datagram's checksum is summed RFL_SUM_CHUNK bytes at a time
- * (bpf_csum_diff() takes at most 512), RFL_SUM_CHUNKS at most: longer
- * datagrams pass, counted unparsed.
- */
-#define RFL_SUM_CHUNK	256
-#define RFL_SUM_CHUNKS	64
-
 #endif /* MTG_EBPF_REFLECT_H */

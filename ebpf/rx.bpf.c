@@ -29,6 +29,7 @@
  * later), else CLOCK_TAI now (MTG_RX_STAMP_HOOK: taken at the hook).
  */
 #include "mtg_parse.h"
+#include "mtg_csum.h"
 #include "rx.h"
 
 /* Set by the loader before the program is loaded. */
@@ -55,20 +56,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
-
-#define CHUNK	512		/* bytes summed at a time: bpf_csum_diff's most */
-#define CHUNKS	18		/* 9216 bytes: a jumbo frame */
-
-struct scratch {
-	__u8 buf[CHUNK + 4];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
 
 static __always_inline void count(__u32 what, __u64 n)
 {
@@ -114,83 +101,18 @@ static __always_inline __u32 hdr_crc(const struct mtg_hdr *h)
 	return ~c.crc;
 }
 
-static __always_inline __u16 fold(__u64 sum)
-{
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)((sum & 0xffff) + (sum >> 16));
-}
-
-/*
- * One's complement sum (folded to 16 bits) of bytes off .. off + len of
- * the frame, added to seed; -1 if they cannot be read.
- */
-static __always_inline int frame_sum(struct xdp_md *ctx, __u32 off, __u32 len,
-				     __u32 seed)
-{
-	struct scratch *s;
-	__u32 zero = 0, i;
-	__s64 sum = seed;
-	__u64 n;
-
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
-		return -1;
-	for (i = 0; i < CHUNKS && len; i++) {
-		/*
-		 * n = min(len, CHUNK), written as 1 + ((n - 1) & (CHUNK - 1))
-		 * in asm: the range [1, CHUNK] is then in the value itself
-		 * and survives a spill, which 6.1's verifier needs (it does
-		 * not carry a comparison's bound back to a spilled copy).
-		 */
-		n = (len < CHUNK ? len : CHUNK) - 1;
-		asm volatile("%[n] &= %[mask]\n\t%[n] += 1"
-			     : [n] "+r"(n) : [mask] "i"(CHUNK - 1));
-		/*
-		 * The bytes after n up to a multiple of 4 are summed: zero
-		 * (n is below CHUNK when it is not a multiple of 4).
-		 */
-		if (n & 3)
-			*(__u32 *)&s->buf[n & (CHUNK - 4)] = 0;
-		if (bpf_xdp_load_bytes(ctx, off, s->buf, (__u32)n))
-			return -1;
-		sum = bpf_csum_diff(NULL, 0, (void *)s->buf, (n + 3) & ~3U,
-				    (__u32)sum);
-		if (sum < 0)
-			return -1;
-		off += (__u32)n;
-		len -= (__u32)n;
-	}
-	return len ? -1 : fold((__u32)sum);
-}
-
 /* Is the UDP checksum right (the datagram from l4 to the frame's end)? */
 static __always_inline bool udp_ok(struct xdp_md *ctx,
 				   const struct mtg_where *w, __u32 end)
 {
-	struct {
-		__be32 addr[8];
-		__be32 len;
-		__be32 proto;
-	} ph = {};
-	__u32 l4_len = end - w->l4, alen = w->ipv6 ? 32 : 8;
+	__u32 l4_len = end - w->l4;
 	__s64 sum;
-	int s;
 
 	if (!w->ipv6 && !w->udp_check)
 		return true;		/* none: IPv4 allows it */
-	if (bpf_xdp_load_bytes(ctx, w->l3 + (w->ipv6 ? 8 : 12), ph.addr,
-			       alen))
-		return false;
-	/* IPv4's pseudo-header sums to what IPv6's does: same terms */
-	ph.len = bpf_htonl(l4_len);
-	ph.proto = bpf_htonl(IPPROTO_UDP);
-	sum = bpf_csum_diff(NULL, 0, (void *)&ph, sizeof(ph), 0);
-	if (sum < 0)
-		return false;
-	s = frame_sum(ctx, w->l4, l4_len, (__u32)sum);
-	return s == 0xffff;
+	sum = mtg_udp_pseudo_sum(ctx, w, l4_len);
+	return sum >= 0 &&
+		mtg_frame_sum(ctx, w->l4, l4_len, (__u32)sum) == 0xffff;
 }
 
 /* Is the IPv4 header's checksum right? */
@@ -211,7 +133,7 @@ static __always_inline bool ip4_ok(struct xdp_md *ctx, const struct mtg_where *w
 	if (bpf_xdp_load_bytes(ctx, w->l3, ip, len))
 		return false;
 	sum = bpf_csum_diff(NULL, 0, (void *)ip, len, 0);
-	return sum >= 0 && fold((__u32)sum) == 0xffff;
+	return sum >= 0 && mtg_fold((__u32)sum) == 0xffff;
 }
 
 static __always_inline int verdict(void)
