@@ -49,8 +49,10 @@ TOLERANCE_MS = 50
 CLOCKS_NS = 100_000
 # The XDP receiver's stamp is taken when the mirrored copy reaches its
 # interface, the module's when the original reaches the hook: the same
-# packet's two stamps are this close (the mirror is one veth hop).
-SIDE_BY_SIDE_MS = 20
+# packet's two stamps are this close (the mirror is one veth hop). The
+# debug kernel under emulation, on a loaded host, delayed the copy's hop
+# by up to 344 ms (2026-11-28): there the bound says "the same arrival".
+SIDE_BY_SIDE_MS = 1000 if DEBUG_KERNEL else 20
 COUNT = 200
 DRAIN = "30" if DEBUG_KERNEL else "2"
 
