@@ -84,9 +84,7 @@ static __always_inline __be16 csum_add_stamp(__be16 check, __be64 stamp)
 
 	for (i = 0; i < 4; i++)
 		sum += (__u16)(s >> (16 * i));
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (__u16)~sum;
+	sum = (__u16)~mtg_fold(sum);
 	/* A computed 0 is sent as 0xffff: 0 means "no checksum" (UDP). */
 	return bpf_htons(sum ? sum : 0xffff);
 }
