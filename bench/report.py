@@ -173,6 +173,15 @@ def hosts_lines(fig, rel, plots):
     return lines
 
 
+def emulation(guest):
+    """What the accelerator was, in words: TCG and its threading."""
+    if guest.get("accel") != "tcg":
+        return ""
+    threads = {"multi": ", one host thread per vCPU",
+               "single": ", one host thread for all vCPUs"}
+    return f" (software emulation{threads.get(guest.get('tcg_thread'), '')})"
+
+
 def write(fig, plots, report, results_rel):
     plots.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(plots, report.parent)
@@ -194,7 +203,7 @@ def write(fig, plots, report, results_rel):
         f"{guest.get('mem_kib', 0) // 1024} MiB, clocksource "
         f"{guest.get('clocksource')}, {mach.get('qemu')}, accelerator "
         f"**{guest.get('accel', '?').upper()}**"
-        f"{' (software emulation)' if guest.get('accel') == 'tcg' else ''}; "
+        f"{emulation(guest)}; "
         "booted once by virtme-ng for every VM figure; senders on CPU 0, "
         "receive work on CPU 1 (RPS on v1).",
         "- **Absolute figures under emulation are not hardware figures**: "

@@ -57,9 +57,21 @@ headers_dir() {
 # mtgsap's loss accounting broke on them (tests/vm/test_guest.py keeps
 # watch). Gathers have no CPUID flag of their own: AVX2 goes. QEMU takes
 # the last -cpu it is given. MTG_VM_CPU overrides.
+#
+# And one host thread for all vCPUs (thread=single). QEMU 7.2's
+# multi-threaded TCG can leave a vCPU running a stale translation of kernel
+# text that another vCPU has just patched: a static key flipped while
+# packets flow (a netdev ingress hook added or removed) leaves the int3 of
+# the patching in the receiving vCPU's copy after memory no longer holds it.
+# 6.12 dies with "Oops: int3", 6.1 loops on the trap (a soft lockup). The
+# suite flips such keys with every test that listens (Documentation/
+# testing.rst); single-threaded TCG has not been seen to do it.
+# MTG_VM_TCG_THREAD=multi brings the multi-threaded TCG back.
 vng_cpu_args() {
 	case " $* " in
-	*" --disable-kvm "*) echo "--qemu-opts=-cpu ${MTG_VM_CPU:-max,avx2=off}" ;;
+	*" --disable-kvm "*)
+		echo "--qemu-opts=-cpu ${MTG_VM_CPU:-max,avx2=off} -accel tcg,thread=${MTG_VM_TCG_THREAD:-single}"
+		;;
 	esac
 }
 
