@@ -626,7 +626,7 @@ def main():
         kernel=os.uname().release, cpus=os.cpu_count(),
         mem_kib=int(open("/proc/meminfo").read().split()[1]),
         clocksource=pathlib.Path(clock).read_text().strip(),
-        accel=plan["accel"], tcg_thread=plan.get("tcg_thread"))))
+        accel=plan["accel"], tcg_thread=plan["tcg_thread"])))
     mac = setup_network()
     sh("insmod", ROOT / "kmod" / "mtg.ko", f"max_tgs={plan['max_tgs']}")
     sh("modprobe", "pktgen")

@@ -616,11 +616,11 @@ def test_listen_and_stop_under_a_flood(make_link, rxs):
     run_id = new_run_id()
     sess.s.rx_set_run(run_id)
     sess.start(link, 1, run_id, tai_ns() + LEAD_NS, entries=[(MS // 10, 200)])
+    index = ifindex(link.b, link.ns)
     fd = os.open(f"/run/netns/{link.ns}", os.O_RDONLY)
     try:
         for _ in range(150):
-            iface = sess.s.iface_add(ifindex(link.b, link.ns), netns_fd=fd,
-                                     flags=abi.IFACE_F_RX)
+            iface = sess.s.iface_add(index, netns_fd=fd, flags=abi.IFACE_F_RX)
             time.sleep(0.01)
             sess.s.iface_del(iface)
     finally:
