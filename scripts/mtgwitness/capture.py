@@ -9,8 +9,10 @@ file to guest memory (/run), parsed with mtgwitness.wire when it stops.
 
 tcpdump takes more than 4 s to start under software emulation: start()
 waits for its "listening on" line, then `settle` seconds more. stop() first
-waits `drain` seconds (tcpdump hands packets over in blocks that a 1 s
-timer retires), then sends SIGINT and reads tcpdump's own counts.
+waits until the file has not grown for `drain` seconds (tcpdump hands
+packets over in blocks that a 1 s timer retires, and on a debug kernel the
+receiving namespace can be seconds behind the sender), then sends SIGINT
+and reads tcpdump's own counts.
 """
 
 import os
@@ -93,12 +95,30 @@ class Capture:
             self.proc.kill()
             self.proc.wait()
 
+    def _wait_quiet(self, most=120.0):
+        """Until the pcap file (written packet by packet, -U) has not grown
+        for `drain` seconds, or `most` seconds in all."""
+        def size():
+            try:
+                return os.path.getsize(self.path)
+            except FileNotFoundError:
+                return 0
+        end = time.monotonic() + most
+        last, quiet_since = size(), time.monotonic()
+        while time.monotonic() < end:
+            time.sleep(min(0.25, self.drain))
+            now = size()
+            if now != last:
+                last, quiet_since = now, time.monotonic()
+            elif time.monotonic() - quiet_since >= self.drain:
+                return
+
     def stop(self):
         """Stop tcpdump (SIGINT), read its counts and the frames."""
         if self.proc is None:
             raise CaptureError("capture never started")
         if self.proc.poll() is None:
-            time.sleep(self.drain)
+            self._wait_quiet()
             self.proc.send_signal(signal.SIGINT)
             try:
                 self.proc.wait(timeout=60)
