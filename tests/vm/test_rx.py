@@ -611,6 +611,10 @@ def test_listen_and_stop_under_a_flood(make_link, rxs):
     last one off). Every packet the hook took is in the ring or counted
     dropped, in order. Documentation/testing.rst tells what this found in
     the emulator."""
+    if os.environ.get("MTG_VM_ACCEL") == "tcg-multi":
+        pytest.skip("multi-threaded TCG runs stale copies of the text a "
+                    "static key flip patches (Documentation/testing.rst): "
+                    "150 flips here would find QEMU 7.2's fault, not mtg's")
     link = make_link(4)
     sess = rxs()
     run_id = new_run_id()
