@@ -191,7 +191,7 @@ test-vm-second:
 # The debug lane: the module under KASAN, lockdep and kmemleak, through
 # the tests that drive it. Not the controller's interface and daemons
 # (DEBUG_SKIP), whose kernel paths the ABI tests take too: with them the
-# lane passed three hours. Multi-threaded TCG: the debug kernel on one
+# lane ran past three hours. Multi-threaded TCG: the debug kernel on one
 # host thread stalls RCU for a minute at a time (Documentation/testing.rst).
 DEBUG_SKIP := dashboard demo manage logd mtgctl_ctrl mtgctl_rate \
 	mtgctl_start mtgctl_keep mtgctl_itgsend
