@@ -201,6 +201,7 @@ struct mtg_tg {
 	u64 stop_ns;			/* CLOCK_TAI; 0: none */
 	u64 late_threshold_ns;		/* 0: none */
 	struct mtg_tg_start desc;	/* as started, for netlink */
+	struct mtg_sock *sock;		/* TCP, SCTP, DCCP; NULL once closed */
 
 	/* Under cpu->lock. */
 	struct rb_node node;		/* in cpu->queue, or cleared */
@@ -280,6 +281,7 @@ void mtg_tg_free_all(struct mtg_session *s);
 void mtg_tg_event_work(struct work_struct *work);
 
 /* mtg_dispatch.c */
+void mtg_tg_account(struct mtg_tg *tg, u32 len, u64 sched, u64 stamp);
 void mtg_cpu_enqueue(struct mtg_cpu *c, struct mtg_tg *tg);
 bool mtg_cpu_stop(struct mtg_tg *tg, u32 state, u32 error);
 int mtg_cpu_start(struct mtg_tg *tg);
@@ -322,9 +324,22 @@ u64 mtg_rx_region_bytes(u64 nr_records, u64 keep_bytes);
 int mtg_rx_keep_offsets(struct mtg_session *s, struct mtg_keep_offsets *off);
 
 /* mtg_tx.c */
+void mtg_tx_payload(struct mtg_tg *tg, u8 *p, u32 len, u64 sched, u64 seq,
+		    u8 hdr_flags, const void *data);
 struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 			     u8 hdr_flags, const void *data);
 int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp);
+
+/* mtg_sock.c: TGs over a connection */
+bool mtg_sock_flags(u32 flags);
+int mtg_sock_open(struct mtg_tg *tg, struct net *net, struct mtg_tg_start *d);
+void mtg_sock_close(struct mtg_tg *tg);
+int mtg_sock_post(struct mtg_tg *tg, u32 len, u64 sched, u64 seq);
+void mtg_sock_wake(struct mtg_tg *tg);
+bool mtg_sock_drained(struct mtg_tg *tg);
+u64 mtg_sock_retrans(const struct mtg_tg *tg);
+int mtg_sock_init(void);
+void mtg_sock_exit(void);
 
 /* mtg_netlink.c */
 int mtg_netlink_init(void);

@@ -40,6 +40,8 @@
 
 #define MTG_CPU_BUDGET		64		/* packets per timer callback */
 #define MTG_UNDERRUN_RETRY_NS	(100 * NSEC_PER_USEC)
+/* a connection's last messages: how often the end is looked for */
+#define MTG_SOCK_DRAIN_POLL_NS	NSEC_PER_MSEC
 #define MTG_LEAD_MIN_NS		(10 * NSEC_PER_USEC)
 #define MTG_LEAD_MAX_NS		(2 * NSEC_PER_MSEC)
 #define MTG_LEAD_MARGIN_NS	(5 * NSEC_PER_USEC)
@@ -337,7 +339,7 @@ static u32 mtg_lat_bucket(u64 ns)
 	return 8 + 8 * (e - 3) + ((ns >> (e - 3)) & 7);
 }
 
-static void mtg_tg_account(struct mtg_tg *tg, u32 len, u64 sched, u64 stamp)
+void mtg_tg_account(struct mtg_tg *tg, u32 len, u64 sched, u64 stamp)
 {
 	struct mtg_tg_stats *st = &tg->st;
 	u64 late = 0;
@@ -383,6 +385,7 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 	u32 pending_len = 0;
 	u64 pending_sched = 0;
 	u64 now = mtg_now();
+	bool posted = false;
 
 	while (*budget) {
 		struct mtg_tt_entry e;
@@ -392,6 +395,12 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 
 		if ((tg->stop_count && tg->st.next_seq >= tg->stop_count) ||
 		    (tg->stop_ns && tg->next_ns >= tg->stop_ns)) {
+			/* over a connection: once its messages are written */
+			if (tg->sock && !mtg_sock_drained(tg)) {
+				tg->next_ns = max(tg->next_ns,
+						  now + MTG_SOCK_DRAIN_POLL_NS);
+				break;
+			}
 			mtg_tg_end(tg, MTG_TG_STATE_FINISHED, MTG_TG_ERROR_NONE);
 			break;
 		}
@@ -432,6 +441,20 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 			tg->st.skipped_late++;
 			continue;
 		}
+		if (tg->sock) {
+			err = mtg_sock_post(tg, e.len, sched, tg->st.next_seq);
+			if (err == -EMSGSIZE)
+				tg->st.bad_entries++;
+			else if (err)
+				tg->st.tx_errors++;
+			if (err) {
+				mtg_tg_raise(tg, MTG_TG_EV_ERROR);
+				continue;
+			}
+			tg->st.next_seq++;
+			posted = true;
+			continue;
+		}
 		skb = mtg_tx_build(tg, e.len, sched, tg->st.next_seq,
 				   tg->hdr_flags, NULL);
 		if (!skb) {
@@ -448,6 +471,8 @@ static void mtg_tg_dispatch(struct mtg_tg *tg, unsigned int *budget)
 	}
 	if (pending)
 		mtg_tg_xmit(tg, pending, false, pending_len, pending_sched);
+	if (posted)
+		mtg_sock_wake(tg);
 	tg->st.next_ns = tg->next_ns;
 }
 

@@ -502,9 +502,12 @@ static int __init mtg_init(void)
 	err = mtg_dispatch_init();
 	if (err)
 		return err;
-	err = mtg_iface_init();
+	err = mtg_sock_init();
 	if (err)
 		goto err_dispatch_exit;
+	err = mtg_iface_init();
+	if (err)
+		goto err_sock_exit;
 	err = mtg_netlink_init();
 	if (err)
 		goto err_iface_exit;
@@ -520,6 +523,8 @@ err_netlink_exit:
 	mtg_netlink_exit();
 err_iface_exit:
 	mtg_iface_exit();
+err_sock_exit:
+	mtg_sock_exit();
 err_dispatch_exit:
 	mtg_dispatch_exit();
 	return err;
@@ -531,6 +536,7 @@ static void __exit mtg_exit(void)
 	misc_deregister(&mtg_driver.misc);
 	mtg_netlink_exit();
 	mtg_iface_exit();
+	mtg_sock_exit();
 	mtg_dispatch_exit();
 	rcu_barrier();
 }

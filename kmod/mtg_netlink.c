@@ -181,7 +181,8 @@ static int mtg_fill_tg(struct sk_buff *skb, struct mtg_session *s,
 		MTG_A_TG_UNDERRUNS, MTG_A_TG_LATE_PACKETS, MTG_A_TG_EVENTS,
 		MTG_A_TG_CTRL_SENT, MTG_A_TG_NEXT_SEQ, MTG_A_TG_NEXT_NS,
 		MTG_A_TG_LATENESS_MAX, MTG_A_TG_LATENESS_SUM, MTG_A_TG_EARLY,
-		MTG_A_TG_LEAD, MTG_A_TG_SPIN,
+		MTG_A_TG_LEAD, MTG_A_TG_SPIN, MTG_A_TG_RETRANS,
+		MTG_A_TG_WRITE_WAITS,
 	};
 	struct mtg_tg_stats *st;
 	void *hdr;
@@ -201,7 +202,7 @@ static int mtg_fill_tg(struct sk_buff *skb, struct mtg_session *s,
 			st->bad_entries, st->underruns, st->late_packets,
 			st->events, st->ctrl_sent, st->next_seq, st->next_ns,
 			st->lateness_max_ns, st->lateness_sum_ns, st->early,
-			st->lead_ns, st->spin_ns,
+			st->lead_ns, st->spin_ns, st->retrans, st->write_waits,
 		};
 
 		BUILD_BUG_ON(ARRAY_SIZE(values) != ARRAY_SIZE(types));
@@ -214,6 +215,7 @@ static int mtg_fill_tg(struct sk_buff *skb, struct mtg_session *s,
 		    nla_put_u32(skb, MTG_A_TG_CPU, st->cpu) ||
 		    nla_put_u32(skb, MTG_A_TG_IFINDEX, tg->ifindex) ||
 		    nla_put_u32(skb, MTG_A_TG_RUN_ID, tg->run_id) ||
+		    nla_put_u32(skb, MTG_A_TG_SOCK_ERROR, st->sock_error) ||
 		    mtg_put_u64s(skb, types, values, ARRAY_SIZE(types)) ||
 		    nla_put(skb, MTG_A_TG_LATENESS_HIST,
 			    sizeof(st->lateness_hist), st->lateness_hist) ||

@@ -47,6 +47,11 @@ static int mtg_tg_check(const struct mtg_tg_start *d)
 	for (i = 0; i < ARRAY_SIZE(d->reserved); i++)
 		if (d->reserved[i])
 			return -EINVAL;
+	/* one transport; a connection carries the MTG header */
+	if (hweight32(d->flags & (MTG_TG_FLAGS_ICMP | MTG_TG_FLAGS_TCP |
+				  MTG_TG_FLAGS_SCTP | MTG_TG_FLAGS_DCCP)) > 1 ||
+	    (mtg_sock_flags(d->flags) && d->flags & MTG_TG_FLAGS_DITG))
+		return -EINVAL;
 	/* D-ITG's header has no flags to ask receivers to keep anything */
 	if (d->flags & MTG_TG_FLAGS_DITG &&
 	    d->flags & (MTG_TG_FLAGS_KEEP_PAYLOAD | MTG_TG_FLAGS_KEEP_BITS |
@@ -344,8 +349,10 @@ static void mtg_tg_build_template(struct mtg_tg *tg,
 				      MTG_DITG_HDR_LEN : MTG_HDR_LEN);
 }
 
+/* Let go of what a TG holds: its connection, if any, and its device. */
 static void mtg_tg_put_dev(struct mtg_tg *tg)
 {
+	mtg_sock_close(tg);
 	if (!tg->dev)
 		return;
 	netdev_put(tg->dev, &tg->dev_tracker);
@@ -544,6 +551,11 @@ struct mtg_tg *mtg_tg_prepare(struct mtg_session *s, struct mtg_tg_start *d)
 	if (err)
 		goto err_put_dev;
 	mtg_tg_build_template(tg, d);
+	if (mtg_sock_flags(d->flags)) {
+		err = mtg_sock_open(tg, net, d);
+		if (err)
+			goto err_put_dev;
+	}
 	d->reserved0 = 0;
 	memcpy(&tg->desc, d, sizeof(*d));
 	tg->netns_cookie = net->net_cookie;
@@ -664,8 +676,11 @@ int mtg_tg_ctrlmsg(struct mtg_session *s, const struct mtg_tg_ctrlmsg *msg)
 		err = -ENOENT;
 		goto out_unlock;
 	}
-	/* D-ITG's header cannot say it is one; an echo goes back */
-	if (tg->flags & (MTG_TG_FLAGS_DITG | MTG_TG_FLAGS_ICMP)) {
+	/* D-ITG's header cannot say it is one; an echo goes back; a
+	 * connection's messages are the timetable's
+	 */
+	if (tg->flags & (MTG_TG_FLAGS_DITG | MTG_TG_FLAGS_ICMP) ||
+	    mtg_sock_flags(tg->flags)) {
 		err = -EOPNOTSUPP;
 		goto out_unlock;
 	}
@@ -705,6 +720,8 @@ void mtg_tg_fill_stats(const struct mtg_tg *tg, struct mtg_tg_stats *st)
 	st->state = READ_ONCE(tg->state);
 	st->error = READ_ONCE(tg->error);
 	st->cpu = tg->cpu->cpu;
+	st->retrans = mtg_sock_retrans(tg);
+	st->reserved2 = 0;
 	memset(st->reserved, 0, sizeof(st->reserved));
 }
 

@@ -28,6 +28,56 @@
 #include "mtg.h"
 
 /*
+ * A packet's payload, len bytes at p: the MTG header (tx_ns still zero) or
+ * D-ITG's, then the pattern, or a control message's data.
+ */
+void mtg_tx_payload(struct mtg_tg *tg, u8 *p, u32 len, u64 sched, u64 seq,
+		    u8 hdr_flags, const void *data)
+{
+	bool ctrl = hdr_flags & MTG_HDR_F_CTRL;
+	u8 kind = ctrl ? MTG_PATT_CTRL : tg->patt_kind;
+	struct mtg_patt pt;
+	struct mtg_hdr *h;
+	u32 seed = 0;
+
+	if (kind == MTG_PATT_RANDOM)
+		seed = tg->patt_seed + (u32)seq * 0x9e3779b9U;
+	if (tg->flags & MTG_TG_FLAGS_DITG) {
+		struct mtg_ditg_hdr *d = (struct mtg_ditg_hdr *)p;
+
+		/* the time of day is the stamp's: zero until then */
+		memset(d, 0, sizeof(*d));
+		d->flow_id = cpu_to_be32(tg->id);
+		d->seq = cpu_to_be32((u32)seq + 1);
+		mtg_patt_init(&pt, kind, tg->patt_value, seed);
+		mtg_patt_fill(&pt, (u8 *)(d + 1), len - sizeof(*d));
+		return;
+	}
+	h = (struct mtg_hdr *)p;
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_be32(MTG_HDR_MAGIC);
+	h->version = MTG_HDR_VERSION;
+	h->flags = hdr_flags;
+	h->hdr_len = cpu_to_be16(MTG_HDR_LEN);
+	h->run_id = cpu_to_be32(tg->run_id);
+	h->tg_id = cpu_to_be32(tg->id);
+	h->seq = cpu_to_be64(seq);
+	h->sched_ns = cpu_to_be64(sched);
+	if (!ctrl)
+		memcpy(h->nut, tg->nut, sizeof(h->nut));
+	h->patt_kind = kind;
+	h->patt_value = tg->patt_value;
+	h->patt_seed = cpu_to_be32(seed);
+	h->crc = cpu_to_be32(mtg_hdr_crc(h));
+	if (ctrl) {
+		memcpy(h + 1, data, len - MTG_HDR_LEN);
+		return;
+	}
+	mtg_patt_init(&pt, kind, tg->patt_value, seed);
+	mtg_patt_fill(&pt, (u8 *)(h + 1), len - MTG_HDR_LEN);
+}
+
+/*
  * A frame of len bytes (L2, no FCS) for departure sched with sequence
  * number seq. Control messages (MTG_HDR_F_CTRL) carry data as payload.
  * Any context; NULL when memory is short.
@@ -39,11 +89,8 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 	struct net_device *dev = tg->dev;
 	unsigned int reserve = LL_RESERVED_SPACE(dev);
 	u32 l4_len = len - (tg->tmpl_len - sizeof(struct udphdr));
-	u8 kind = ctrl ? MTG_PATT_CTRL : tg->patt_kind;
-	u32 seed = 0;
 	struct sk_buff *skb;
 	struct udphdr *uh;
-	struct mtg_hdr *h;
 	__wsum csum;
 	u8 *p;
 
@@ -73,47 +120,9 @@ struct sk_buff *mtg_tx_build(struct mtg_tg *tg, u32 len, u64 sched, u64 seq,
 		ip_send_check(iph);
 	}
 
-	if (kind == MTG_PATT_RANDOM)
-		seed = tg->patt_seed + (u32)seq * 0x9e3779b9U;
-	if (tg->flags & MTG_TG_FLAGS_DITG) {
-		struct mtg_ditg_hdr *d = (struct mtg_ditg_hdr *)(uh + 1);
-		struct mtg_patt pt;
+	mtg_tx_payload(tg, (u8 *)(uh + 1), l4_len - sizeof(*uh), sched, seq,
+		       hdr_flags, data);
 
-		/* the time of day is the stamp's: zero until then */
-		memset(d, 0, sizeof(*d));
-		d->flow_id = cpu_to_be32(tg->id);
-		d->seq = cpu_to_be32((u32)seq + 1);
-		mtg_patt_init(&pt, kind, tg->patt_value, seed);
-		mtg_patt_fill(&pt, (u8 *)(d + 1), len - tg->min_len);
-		goto csum;
-	}
-	h = (struct mtg_hdr *)(uh + 1);
-	memset(h, 0, sizeof(*h));
-	h->magic = cpu_to_be32(MTG_HDR_MAGIC);
-	h->version = MTG_HDR_VERSION;
-	h->flags = hdr_flags;
-	h->hdr_len = cpu_to_be16(MTG_HDR_LEN);
-	h->run_id = cpu_to_be32(tg->run_id);
-	h->tg_id = cpu_to_be32(tg->id);
-	h->seq = cpu_to_be64(seq);
-	h->sched_ns = cpu_to_be64(sched);
-	if (!ctrl)
-		memcpy(h->nut, tg->nut, sizeof(h->nut));
-	h->patt_kind = kind;
-	h->patt_value = tg->patt_value;
-	h->patt_seed = cpu_to_be32(seed);
-	h->crc = cpu_to_be32(mtg_hdr_crc(h));
-	if (ctrl) {
-		memcpy(h + 1, data, len - tg->tmpl_len - MTG_HDR_LEN);
-	} else {
-		struct mtg_patt pt;
-
-		mtg_patt_init(&pt, kind, tg->patt_value, seed);
-		mtg_patt_fill(&pt, (u8 *)(h + 1),
-			      len - tg->tmpl_len - MTG_HDR_LEN);
-	}
-
-csum:
 	csum = csum_partial(uh, l4_len, 0);
 	if (tg->flags & MTG_TG_FLAGS_ICMP && !(tg->flags & MTG_TG_FLAGS_IPV6))
 		((struct icmphdr *)uh)->checksum = csum_fold(csum);

@@ -43,7 +43,7 @@
 #define MTG_DEVICE_PATH		"/dev/mtg"
 
 #define MTG_ABI_MAJOR		1	/* incompatible changes */
-#define MTG_ABI_MINOR		6	/* new commands */
+#define MTG_ABI_MINOR		7	/* new commands */
 
 /* Free in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.12. */
 #define MTG_IOC_MAGIC		0xB9
@@ -237,7 +237,28 @@ struct mtg_tt_ring {
  * which the destination's echo reply carries back to be recorded
  * (MTG_RX_F_ICMP). dst_port must be 0; not with MTG_TG_FLAGS_DITG
  * (EINVAL); no control message (EOPNOTSUPP).
+ *
+ * With MTG_TG_FLAGS_TCP, _SCTP or _DCCP (ABI 1.7; at most one of them and
+ * MTG_TG_FLAGS_ICMP, and not with MTG_TG_FLAGS_DITG: EINVAL) the start
+ * opens a connection from src_addr:src_port (0: any port, out: the one
+ * used) to dst_addr:dst_port through the interface, waiting up to
+ * MTG_SOCK_CONNECT_S seconds (ETIMEDOUT, ECONNREFUSED, EPROTONOSUPPORT
+ * when the protocol's module is not loaded). Each slot is then a message:
+ * the MTG header (tx_ns: when the message was handed to the socket) and
+ * the pattern, as a UDP datagram of the entry's length would carry them,
+ * preceded over TCP by its length (2 bytes, big-endian, the header
+ * included, as DNS over TCP). A worker on the TG's CPU writes the
+ * messages in order without blocking; one that waits for room in the send
+ * buffer counts in write_waits and goes late. sent and bytes count
+ * messages written and their bytes (the prefix included); a slot that
+ * finds MTG_SOCK_QUEUE messages still unwritten is a tx_error. The TG
+ * finishes once every message is written (the connection then half-closed),
+ * fails with MTG_TG_ERROR_SOCKET (sock_error) if the connection does;
+ * its socket is closed when it is killed or its session ends. No control
+ * message (EOPNOTSUPP).
  */
+#define MTG_SOCK_CONNECT_S	5
+#define MTG_SOCK_QUEUE		4096
 struct mtg_tg_start {
 	__u32 tg_id;		/* nonzero, unique in the session; on the wire */
 	__u32 run_id;		/* on the wire: tells this run's packets apart */
@@ -333,7 +354,11 @@ struct mtg_tg_stats {
 	__u64 early;		/* TX stamp before schedule (clock set back) */
 	__u64 lead_ns;		/* precise: how early the timer fires now */
 	__u64 spin_ns;		/* precise: CPU time spent waiting */
-	__u64 reserved[4];	/* out: zero */
+	__u32 sock_error;	/* TCP, SCTP, DCCP: errno that failed it (1.7) */
+	__u32 reserved2;	/* out: zero */
+	__u64 retrans;		/* TCP: segments retransmitted (1.7) */
+	__u64 write_waits;	/* TCP, SCTP, DCCP: waits for room (1.7) */
+	__u64 reserved[1];	/* out: zero */
 	__u64 lateness_hist[MTG_LAT_BUCKETS];	/* packets per bucket */
 };
 

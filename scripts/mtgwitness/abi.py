@@ -14,7 +14,7 @@ import struct
 
 DEVICE = "/dev/mtg"
 ABI_MAJOR = 1
-ABI_MINOR = 6
+ABI_MINOR = 7
 IOC_MAGIC = 0xB9
 NETNS_CURRENT = 0xFFFFFFFF
 STATUS_MAGIC = 0x4D544753
@@ -76,7 +76,12 @@ TG_FLAGS_KEEP_PAYLOAD = 1 << 7
 TG_FLAGS_KEEP_BITS = 1 << 8
 TG_FLAGS_DITG = 1 << 9
 TG_FLAGS_ICMP = 1 << 10
-TG_FLAGS_MASK = 0x7FF
+TG_FLAGS_TCP = 1 << 11
+TG_FLAGS_SCTP = 1 << 12
+TG_FLAGS_DCCP = 1 << 13
+TG_FLAGS_MASK = 0x3FFF
+SOCK_CONNECT_S = 5
+SOCK_QUEUE = 4096
 
 PATT_FIXED = 0
 PATT_RANDOM = 1
@@ -96,6 +101,7 @@ TG_ERROR_DEV_GONE = 1
 TG_ERROR_CPU_OFFLINE = 2
 TG_ERROR_RING = 3
 TG_ERROR_TIME = 4
+TG_ERROR_SOCKET = 5
 
 LAT_BUCKETS = 368
 
@@ -283,7 +289,9 @@ class TgStats(ctypes.Structure):
                 ("lateness_max_ns", ctypes.c_uint64),
                 ("lateness_sum_ns", ctypes.c_uint64), ("early", ctypes.c_uint64),
                 ("lead_ns", ctypes.c_uint64), ("spin_ns", ctypes.c_uint64),
-                ("reserved", ctypes.c_uint64 * 4),
+                ("sock_error", ctypes.c_uint32), ("reserved2", ctypes.c_uint32),
+                ("retrans", ctypes.c_uint64), ("write_waits", ctypes.c_uint64),
+                ("reserved", ctypes.c_uint64 * 1),
                 ("lateness_hist", ctypes.c_uint64 * LAT_BUCKETS)]
 
     @property

@@ -56,6 +56,8 @@ enum mtg_tg_state {
  * @MTG_TG_ERROR_CPU_OFFLINE: Its CPU went offline.
  * @MTG_TG_ERROR_RING: The streaming ring's producer count was out of range.
  * @MTG_TG_ERROR_TIME: A departure time went beyond 2^63 - 1 ns.
+ * @MTG_TG_ERROR_SOCKET: Its connection failed (reset, or a write error):
+ *   sock-error says how (ABI 1.7).
  */
 enum mtg_tg_error {
 	MTG_TG_ERROR_NONE,
@@ -63,6 +65,7 @@ enum mtg_tg_error {
 	MTG_TG_ERROR_CPU_OFFLINE,
 	MTG_TG_ERROR_RING,
 	MTG_TG_ERROR_TIME,
+	MTG_TG_ERROR_SOCKET,
 };
 
 /**
@@ -86,6 +89,10 @@ enum mtg_tg_error {
  * @MTG_TG_FLAGS_ICMP: ICMP echo requests instead of UDP datagrams, the MTG
  *   header in their data, which the destination's echo reply brings back (ABI
  *   1.6).
+ * @MTG_TG_FLAGS_TCP: A message per slot over a TCP connection the module opens
+ *   (ABI 1.7).
+ * @MTG_TG_FLAGS_SCTP: A message per slot over an SCTP association (ABI 1.7).
+ * @MTG_TG_FLAGS_DCCP: A message per slot over a DCCP connection (ABI 1.7).
  */
 enum mtg_tg_flags {
 	MTG_TG_FLAGS_IPV6 = 1,
@@ -99,9 +106,12 @@ enum mtg_tg_flags {
 	MTG_TG_FLAGS_KEEP_BITS = 256,
 	MTG_TG_FLAGS_DITG = 512,
 	MTG_TG_FLAGS_ICMP = 1024,
+	MTG_TG_FLAGS_TCP = 2048,
+	MTG_TG_FLAGS_SCTP = 4096,
+	MTG_TG_FLAGS_DCCP = 8192,
 
 	/* private: */
-	MTG_TG_FLAGS_MASK = 2047,
+	MTG_TG_FLAGS_MASK = 16383,
 };
 
 /**
@@ -177,6 +187,9 @@ enum {
 	MTG_A_TG_SPIN,
 	MTG_A_TG_LATENESS_HIST,
 	MTG_A_TG_EVENT,
+	MTG_A_TG_SOCK_ERROR,
+	MTG_A_TG_RETRANS,
+	MTG_A_TG_WRITE_WAITS,
 
 	__MTG_A_TG_MAX,
 	MTG_A_TG_MAX = (__MTG_A_TG_MAX - 1)
