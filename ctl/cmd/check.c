@@ -213,7 +213,14 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	if (tg->header == IDF_HEADER_DITG)
 		printf("  header ditg: D-ITG's (flow id %u, its sequence numbers and send times), no MTG header\n",
 		       tg->id);
-	if (tg->proto == IDF_PROTO_ICMP)
+	if (idf_proto_connected(tg->proto))
+		printf("  proto %s: a message per slot over a connection to what listens at %s, from %s: the MTG header and the pattern a UDP datagram of the slot's length would carry%s\n",
+		       idf_proto_name(tg->proto), dst,
+		       tg->src.port ? "the port of 'src'" :
+		       "a port the kernel picks",
+		       tg->proto == IDF_PROTO_TCP ?
+		       ", each after its length (2 bytes)" : "");
+	else if (tg->proto == IDF_PROTO_ICMP)
 		printf("  proto icmp: echo requests (identifier %u), the destination's replies recorded on %s%s%s: round trips\n",
 		       idf_src_port(tg), tg->dev, tg->netns[0] ? "@" : "",
 		       tg->netns);

@@ -204,6 +204,7 @@ static int set_iface(struct flow *f, const struct tok *o)
 static int set_proto(struct flow *f, const struct tok *o)
 {
 	static const char *const others[] = { "TCP", "SCTP", "DCCP" };
+	static const char *const idf[] = { "tcp", "sctp", "dccp" };
 	const struct tok *t = value(f, o, 1, "UDP, TCP, ICMP, SCTP or DCCP");
 	size_t i;
 
@@ -219,8 +220,9 @@ static int set_proto(struct flow *f, const struct tok *o)
 	}
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
 		if (!strcasecmp(t->s, others[i])) {
-			flow_error(f, t, "'%s %s': mtg sends UDP and ICMP echoes; %s is " ISSUE,
-				   o->s, others[i], others[i]);
+			flow_error(f, t, "'%s %s': an ITGRecv reads D-ITG's %s payloads, which mtg does not send yet (issue 20); mtg's own %s messages carry the MTG header: write an IDF with 'proto %s' (Documentation/idf.rst)",
+				   o->s, others[i], others[i], others[i],
+				   idf[i]);
 			return -1;
 		}
 	flow_error(f, t, "'%s' expects UDP, TCP, ICMP, SCTP or DCCP, got '%s'",

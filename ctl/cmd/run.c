@@ -577,6 +577,9 @@ static int listen_all(struct run *r)
 		 */
 		if (!rtt && !r->f.nlisten)
 			continue;
+		/* the receive path takes datagrams, not a connection's bytes */
+		if (idf_proto_connected(r->tgs[i].tg->proto))
+			continue;
 		r->tgs[i].m = meter_find(&r->ls.rx.meters, r->run_id,
 					 r->tgs[i].tg->id, true, &oom);
 		if (!r->tgs[i].m) {

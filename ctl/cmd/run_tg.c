@@ -40,6 +40,12 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_FLAGS_DITG;
 	if (tg->proto == IDF_PROTO_ICMP)
 		s->flags |= MTG_TG_FLAGS_ICMP;
+	else if (tg->proto == IDF_PROTO_TCP)
+		s->flags |= MTG_TG_FLAGS_TCP;
+	else if (tg->proto == IDF_PROTO_SCTP)
+		s->flags |= MTG_TG_FLAGS_SCTP;
+	else if (tg->proto == IDF_PROTO_DCCP)
+		s->flags |= MTG_TG_FLAGS_DCCP;
 	s->netns_fd = t->netns_fd < 0 ? MTG_NETNS_CURRENT :
 		(uint32_t)t->netns_fd;
 	s->ifindex = t->ifindex;
@@ -50,7 +56,11 @@ static void fill_start(const struct run *r, struct run_tg *t)
 		s->flags |= MTG_TG_FLAGS_DST_MAC;
 		memset(s->dst_mac, 0xff, sizeof(s->dst_mac));
 	}
-	s->src_port = idf_src_port(tg);
+	/* a connection's port is the kernel's choice unless one is given:
+	 * a run again would find the last one's in TIME_WAIT
+	 */
+	s->src_port = idf_proto_connected(tg->proto) && !tg->src.port ? 0 :
+		idf_src_port(tg);
 	/* an echo's identifier is the source port; it has no other */
 	s->dst_port = tg->proto == IDF_PROTO_ICMP ? 0 : tg->dst.port;
 	s->tos = tg->tos;

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/run.h"
 #include "rx/summary.h"
@@ -183,6 +184,12 @@ void report(const struct run *r, FILE *f)
 			fprintf(f, ", %llu bad_entries, %llu underruns, %llu skipped_late",
 				st->bad_entries, st->underruns,
 				st->skipped_late);
+		if (idf_proto_connected(r->tgs[i].tg->proto))
+			fprintf(f, ", %llu unwritten, %llu write_waits, %llu retrans%s%s",
+				st->next_seq - st->sent,
+				st->write_waits, st->retrans,
+				st->sock_error ? ", connection: " : "",
+				st->sock_error ? strerror((int)st->sock_error) : "");
 		if (l.valid)
 			fprintf(f, ", lateness p50 %llu p99 %llu max %llu ns",
 				(unsigned long long)l.p50,

@@ -181,7 +181,11 @@ enum idf_meter { IDF_METER_OWD, IDF_METER_RTT };
 /* The header its packets carry: MTG's, or D-ITG's standard one. */
 enum idf_header { IDF_HEADER_MTG, IDF_HEADER_DITG };
 /* What carries them: UDP datagrams, or ICMP echo requests (`proto`). */
-enum idf_proto { IDF_PROTO_UDP, IDF_PROTO_ICMP };
+enum idf_proto {
+	IDF_PROTO_UDP, IDF_PROTO_ICMP,
+	/* over a connection the module opens: a message per slot */
+	IDF_PROTO_TCP, IDF_PROTO_SCTP, IDF_PROTO_DCCP,
+};
 /* What receivers keep of a TG's packets besides the header (`keep`). */
 #define IDF_KEEP_PAYLOAD	(1U << 0)
 #define IDF_KEEP_BITS		(1U << 1)
@@ -468,6 +472,7 @@ const char *idf_mode_name(enum idf_mode m);
 const char *idf_late_name(enum idf_late l);
 const char *idf_meter_name(enum idf_meter m);
 const char *idf_header_name(enum idf_header h);
+bool idf_proto_connected(enum idf_proto p);
 const char *idf_proto_name(enum idf_proto p);
 
 /* The model's parameters: how many, the name of the i-th (upper case). */

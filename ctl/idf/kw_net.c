@@ -347,15 +347,24 @@ int parse_header(struct parser *p, struct idf_tg *tg)
 	return 0;
 }
 
-/* proto udp|icmp: UDP datagrams, or ICMP echo requests (round trips) */
+/*
+ * proto udp|icmp|tcp|sctp|dccp: UDP datagrams, ICMP echo requests (round
+ * trips), or messages over a connection
+ */
 int parse_proto(struct parser *p, struct idf_tg *tg)
 {
+	const char *what = "'udp', 'icmp', 'tcp', 'sctp' or 'dccp'";
+	struct tok *t = need(p, what);
 	int v;
 
-	if (parse_choice(p, "udp", "icmp", &v))
+	if (!t)
 		return -1;
-	tg->proto = v ? IDF_PROTO_ICMP : IDF_PROTO_UDP;
-	return 0;
+	for (v = IDF_PROTO_UDP; v <= IDF_PROTO_DCCP; v++)
+		if (!strcmp(t->s, idf_proto_name(v))) {
+			tg->proto = v;
+			return 0;
+		}
+	return expected(p, t, what, NULL);
 }
 
 int parse_key(struct parser *p, struct idf_tg *tg)

@@ -206,7 +206,19 @@ const char *idf_header_name(enum idf_header h)
 
 const char *idf_proto_name(enum idf_proto p)
 {
-	return p == IDF_PROTO_ICMP ? "icmp" : "udp";
+	static const char *const names[] = {
+		[IDF_PROTO_UDP] = "udp", [IDF_PROTO_ICMP] = "icmp",
+		[IDF_PROTO_TCP] = "tcp", [IDF_PROTO_SCTP] = "sctp",
+		[IDF_PROTO_DCCP] = "dccp",
+	};
+
+	return names[p];
+}
+
+bool idf_proto_connected(enum idf_proto p)
+{
+	return p == IDF_PROTO_TCP || p == IDF_PROTO_SCTP ||
+		p == IDF_PROTO_DCCP;
 }
 
 void idf_addr_str(const struct idf_addr *a, char *buf, size_t size)

@@ -180,6 +180,43 @@ static void check_icmp(struct idf_file *f, struct idf_tg *tg)
 		}
 }
 
+/*
+ * proto tcp|sctp|dccp: messages over a connection the module opens, to
+ * whatever listens at dst. Nothing of mtg's receiving side reads them
+ * yet: no receiver to agree with, no round trips, no control messages,
+ * nothing for a receiver to keep; the run's own listening does not see
+ * them.
+ */
+static void check_connected(struct idf_file *f, const struct idf_tg *tg)
+{
+	const struct idf_loc *at = &tg->loc[IDF_KW_proto];
+	const char *name = idf_proto_name(tg->proto);
+	size_t i;
+
+	if (tg->header == IDF_HEADER_DITG)
+		error_loc(f, at, "TG %u: 'proto %s' carries the MTG header: not with 'header ditg'",
+			  tg->id, name);
+	if (idf_has(tg, IDF_KW_rcvr))
+		error_loc(f, &tg->loc[IDF_KW_rcvr], "TG %u: 'proto %s' connects to whatever listens at 'dst'; no receiver agrees its flows yet: not with 'rcvr'",
+			  tg->id, name);
+	if (tg->meter == IDF_METER_RTT)
+		error_loc(f, &tg->loc[IDF_KW_meter], "TG %u: 'proto %s' measures one way (its messages' lateness at the socket): not with 'meter rtt'",
+			  tg->id, name);
+	if (idf_has(tg, IDF_KW_addr) && tg->addr != IDF_ADDR_STATION)
+		error_loc(f, &tg->loc[IDF_KW_addr], "TG %u: 'proto %s' is a connection to one station: not with 'addr %s'",
+			  tg->id, name, tg->addr == IDF_ADDR_MYSELF ? "myself" :
+			  "broadcast");
+	if (tg->keep)
+		error_loc(f, at, "TG %u: 'proto %s': no receiver of mtg reads its messages to keep anything: not with 'keep'",
+			  tg->id, name);
+	for (i = 0; i < f->nctrls; i++)
+		if (&f->tgs[f->ctrls[i].tg] == tg) {
+			error_loc(f, &f->ctrls[i].loc, "TG %u: 'ctrl' is a packet beside the flow; a connection carries the timetable's messages only: not with 'proto %s'",
+				  tg->id, name);
+			break;
+		}
+}
+
 static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 {
 	const struct idf_loc *at = &tg->loc[IDF_KW_tgid];
@@ -221,8 +258,11 @@ static void validate_tg(struct idf_file *f, struct idf_tg *tg)
 		check_icmp(f, tg);
 	else if (KNOWN(dst) && !tg->dst.port && (KNOWN(proto) || !GIVEN(proto)))
 		error_loc(f, &tg->loc[IDF_KW_dst],
-			  "TG %u: 'dst' has no port: a UDP flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none",
-			  tg->id);
+			  "TG %u: 'dst' has no port: a %s flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none",
+			  tg->id, tg->proto == IDF_PROTO_UDP ? "UDP" :
+			  idf_proto_name(tg->proto));
+	if (idf_proto_connected(tg->proto))
+		check_connected(f, tg);
 	if ((KNOWN(meter) || tg->proto == IDF_PROTO_ICMP) &&
 	    tg->meter == IDF_METER_RTT)
 		check_rtt(f, tg);

@@ -494,6 +494,8 @@ const char *mtg_tg_error_name(uint32_t error)
 		return "ring";
 	case MTG_TG_ERROR_TIME:
 		return "time";
+	case MTG_TG_ERROR_SOCKET:
+		return "socket";
 	}
 	return "unknown";
 }

@@ -69,7 +69,10 @@
 	X(TG, LEAD, NLA_U64, 0, 1)			\
 	X(TG, SPIN, NLA_U64, 0, 1)			\
 	X(TG, LATENESS_HIST, NLA_UNSPEC, HIST_BYTES, 1)	\
-	X(TG, EVENT, NLA_U32, 0, 0)
+	X(TG, EVENT, NLA_U32, 0, 0)			\
+	X(TG, SOCK_ERROR, NLA_U32, 0, 0)		\
+	X(TG, RETRANS, NLA_U64, 0, 0)			\
+	X(TG, WRITE_WAITS, NLA_U64, 0, 0)
 
 #define POLICY(_set, _name, _type, _len, _need)		\
 	[MTG_A_##_set##_##_name] = { .type = (_type), .minlen = (_len), \
@@ -367,6 +370,13 @@ static int parse_tg(struct nl_msg *msg, struct mtg_nl_tg *t, bool event,
 	st->early = nla_get_u64(tb[MTG_A_TG_EARLY]);
 	st->lead_ns = nla_get_u64(tb[MTG_A_TG_LEAD]);
 	st->spin_ns = nla_get_u64(tb[MTG_A_TG_SPIN]);
+	/* since ABI 1.7 */
+	if (tb[MTG_A_TG_SOCK_ERROR])
+		st->sock_error = nla_get_u32(tb[MTG_A_TG_SOCK_ERROR]);
+	if (tb[MTG_A_TG_RETRANS])
+		st->retrans = nla_get_u64(tb[MTG_A_TG_RETRANS]);
+	if (tb[MTG_A_TG_WRITE_WAITS])
+		st->write_waits = nla_get_u64(tb[MTG_A_TG_WRITE_WAITS]);
 	/* The policy asked for exactly HIST_BYTES. */
 	memcpy(st->lateness_hist, nla_data(tb[MTG_A_TG_LATENESS_HIST]),
 	       HIST_BYTES);

@@ -96,6 +96,14 @@ void nl_tg_text(FILE *f, const struct mtg_nl_tg *t, const char *indent,
 		(unsigned long long)st->next_ns, (unsigned long long)st->early,
 		(unsigned long long)st->lead_ns,
 		(unsigned long long)st->spin_ns, nl);
+	if (t->flags & (MTG_TG_FLAGS_TCP | MTG_TG_FLAGS_SCTP |
+			MTG_TG_FLAGS_DCCP)) {
+		if (!oneline)
+			fputs(indent, f);
+		fprintf(f, "sock_error %u retrans %llu write_waits %llu%s",
+			st->sock_error, (unsigned long long)st->retrans,
+			(unsigned long long)st->write_waits, nl);
+	}
 	if (!oneline)
 		fputs(indent, f);
 	lateness_from_stats(st, &l);
@@ -173,6 +181,9 @@ void nl_tg_json(struct jw *j, const struct mtg_nl_tg *t)
 	jw_ku64(j, "early", st->early);
 	jw_ku64(j, "lead", st->lead_ns);
 	jw_ku64(j, "spin", st->spin_ns);
+	jw_ku64(j, "sock_error", st->sock_error);
+	jw_ku64(j, "retrans", st->retrans);
+	jw_ku64(j, "write_waits", st->write_waits);
 	jw_key(j, "lateness_hist");
 	jw_arr_begin(j);
 	for (b = 0; b < HIST_BUCKETS; b++)

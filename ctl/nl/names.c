@@ -41,6 +41,9 @@ static const struct nl_name tg_flags[] = {
 	NAME(MTG_TG_FLAGS_KEEP_BITS, "keep_bits"),
 	NAME(MTG_TG_FLAGS_DITG, "ditg"),
 	NAME(MTG_TG_FLAGS_ICMP, "icmp"),
+	NAME(MTG_TG_FLAGS_TCP, "tcp"),
+	NAME(MTG_TG_FLAGS_SCTP, "sctp"),
+	NAME(MTG_TG_FLAGS_DCCP, "dccp"),
 };
 
 static const struct nl_name tg_events[] = {
@@ -65,6 +68,7 @@ static const struct nl_name tg_errors[] = {
 	NAME(MTG_TG_ERROR_CPU_OFFLINE, NULL),
 	NAME(MTG_TG_ERROR_RING, NULL),
 	NAME(MTG_TG_ERROR_TIME, NULL),
+	NAME(MTG_TG_ERROR_SOCKET, NULL),
 };
 
 const char *mtg_nl_iface_state_name(uint32_t state)

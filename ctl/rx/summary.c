@@ -235,6 +235,9 @@ static void tg_json(struct jw *j, const struct summary_tg *t)
 	jw_kstr(j, "mode", t->mode);
 	jw_kstr(j, "path", t->path);
 	jw_ku64(j, "spin_ns", st->spin_ns);
+	jw_ku64(j, "sock_error", st->sock_error);
+	jw_ku64(j, "retrans", st->retrans);
+	jw_ku64(j, "write_waits", st->write_waits);
 	jw_ku64(j, "lead_ns", st->lead_ns);
 	jw_kstr(j, "dst_mac", mac);
 	jw_kbool(j, "netns_deleted", t->netns_deleted);

@@ -365,8 +365,19 @@ ERRORS = [
      "t.idf:2:24: error: TG 1: 'dst' has no port: a UDP flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none"),
     (BASE + "tgid 1 pkts 200 inta 1 dst 2001:db8::1:9\n",
      "t.idf:2:24: error: TG 1: 'dst' has no port: a UDP flow goes to ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' has none"),
+    (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2:9000 proto quic\n",
+     "t.idf:2:49: error: 'proto' expects 'udp', 'icmp', 'tcp', 'sctp' or "
+     "'dccp', got 'quic'"),
     (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto tcp\n",
-     "t.idf:2:44: error: 'proto' expects 'udp' or 'icmp', got 'tcp'"),
+     "t.idf:2:24: error: TG 1: 'dst' has no port: a tcp flow goes to "
+     "ADDR:PORT (IPv6 in brackets: [2001:db8::1]:5000); only 'proto icmp' "
+     "has none"),
+    (BASE + "tgid 1 pkts 200 inta 1 proto sctp meter rtt\n",
+     "t.idf:2:35: error: TG 1: 'proto sctp' measures one way (its "
+     "messages' lateness at the socket): not with 'meter rtt'"),
+    (BASE + "tgid 1 pkts 200 inta 1 proto dccp header ditg\n",
+     "t.idf:2:24: error: TG 1: 'proto dccp' carries the MTG header: not "
+     "with 'header ditg'"),
     (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto icmp meter owd\n",
      "t.idf:2:49: error: TG 1: 'proto icmp' is measured where its echoes come back: 'meter rtt' (its default), not 'meter owd'"),
     (BASE + "tgid 1 pkts 200 inta 1 dst 192.0.2.2 proto icmp header ditg\n",
