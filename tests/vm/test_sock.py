@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""TGs over a connection (MTG_TG_FLAGS_TCP, _SCTP, _DCCP; ABI 1.7): the
+module connects, a worker writes a message per slot, and a plain socket
+receiver in the other namespace (mtgwitness.sink) reads them. Every
+message arrives whole and in order, every byte is accounted for against a
+capture, a full send buffer is waited out and counted, netem's losses show
+as TCP retransmissions, and the connection is closed cleanly however the
+TG ends."""
+
+import errno
+import ipaddress
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mtgtest.system import PYTHONPATH, run, tai_ns
+from mtgtest.tg import LEAD_NS, MIN_LEN, MS, S, TgSession, new_run_id
+from mtgwitness import abi
+from mtgwitness.capture import Capture
+
+PORT = 7100
+PROTO_FLAG = {"tcp": abi.TG_FLAGS_TCP, "sctp": abi.TG_FLAGS_SCTP,
+              "dccp": abi.TG_FLAGS_DCCP}
+UDP_OVER = {4: 14 + 20 + 8, 6: 14 + 40 + 8}   # a slot's length less these
+
+
+@pytest.fixture
+def tgs(mtg):
+    sess = TgSession()
+    yield sess
+    sess.close()
+
+
+class Sink:
+    """mtgwitness.sink in the link's far namespace."""
+
+    def __init__(self, link, proto, tmp_path, hold=0):
+        self.path = tmp_path / f"sink-{proto}.jsonl"
+        cmd = ["ip", "netns", "exec", link.ns, sys.executable, "-m",
+               "mtgwitness.sink", proto, link.b_addr, str(PORT),
+               str(self.path)]
+        if hold:
+            cmd += ["--hold", str(hold)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=dict(os.environ,
+                                              PYTHONPATH=PYTHONPATH))
+        line = self.proc.stdout.readline()
+        if line.strip() != "listening":
+            self.proc.kill()
+            pytest.fail(f"sink did not listen: {line!r} "
+                        f"{self.proc.stderr.read()}")
+
+    def result(self, timeout=120):
+        """The messages and the summary, once the sender has closed."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            pytest.fail("the sink saw no end of the connection")
+        assert self.proc.returncode == 0, self.proc.stderr.read()
+        lines = [json.loads(x) for x in self.path.read_text().splitlines()]
+        return lines[:-1], lines[-1]
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def need_protocol(proto):
+    """SCTP and DCCP (over IPv4) are modules: a kernel without them is a
+    skip, said here rather than as the start's EPROTONOSUPPORT."""
+    if proto == "tcp":
+        return
+    res = run("modprobe", {"sctp": "sctp", "dccp": "dccp_ipv4"}[proto],
+              check=False)
+    if res.returncode:
+        pytest.skip(f"no {proto} in this kernel: {res.stderr.strip()}")
+
+
+def start(tgs, link, tg_id, proto, entries, **kw):
+    kw.setdefault("stop_count", 100)
+    return tgs.start(link, tg_id, kw.pop("run_id", new_run_id()),
+                     kw.pop("start_ns", tai_ns() + LEAD_NS), entries=entries,
+                     dst_port=PORT, src_port=0,
+                     flags=PROTO_FLAG[proto] | kw.pop("flags", 0), **kw)
+
+
+def tcp_payload_bytes(frames, src, dst):
+    """Bytes of one direction's TCP stream in a capture, each counted once
+    however often it was sent (retransmissions), SYN and FIN not."""
+    ranges = []
+    for f in frames:
+        d = f.data
+        if len(d) < 14:
+            continue
+        ethertype = struct.unpack_from("!H", d, 12)[0]
+        if ethertype == 0x0800:
+            ihl = (d[14] & 15) * 4
+            proto, total = d[23], struct.unpack_from("!H", d, 16)[0]
+            s, t = d[26:30], d[30:34]
+            l4, l4_len = 14 + ihl, total - ihl
+        elif ethertype == 0x86DD:
+            proto, l4_len = d[20], struct.unpack_from("!H", d, 18)[0]
+            s, t = d[22:38], d[38:54]
+            l4 = 54
+        else:
+            continue
+        if proto != 6 or (s, t) != (src, dst):
+            continue
+        seq = struct.unpack_from("!I", d, l4 + 4)[0]
+        off = (d[l4 + 12] >> 4) * 4
+        n = l4_len - off
+        if n > 0:
+            ranges.append((seq, seq + n))
+    if not ranges:
+        return 0
+    # relative to the first byte seen: the ISN's wrap does not matter for
+    # the few kilobytes here
+    base = min(r[0] for r in ranges)
+    covered, end = 0, None
+    for a, b in sorted((a - base, b - base) for a, b in ranges):
+        if end is None or a > end:
+            covered += b - a
+            end = b
+        elif b > end:
+            covered += b - end
+            end = b
+    return covered
+
+
+def addr_bytes(link):
+    return (ipaddress.ip_address(link.a_addr).packed,
+            ipaddress.ip_address(link.b_addr).packed)
+
+
+def check_messages(msgs, end, started, st, run_id, entries, count, family,
+                   proto):
+    assert end["error"] is None, end["error"]
+    assert len(msgs) == count == st.sent, (len(msgs), count, st.sent)
+    assert [m["seq"] for m in msgs] == list(range(count))
+    assert all(m["valid"] and m["pattern_ok"] for m in msgs)
+    assert {(m["run_id"], m["tg_id"]) for m in msgs} == {(run_id,
+                                                          started.tg_id)}
+    lens = [entries[k % len(entries)][1] - UDP_OVER[family]
+            for k in range(count)]
+    assert [m["len"] for m in msgs] == lens
+    prefix = 2 if proto == "tcp" else 0
+    assert st.bytes == end["bytes"] == sum(n + prefix for n in lens)
+    gaps = [e[0] for e in entries]
+    sched = started.start_ns
+    for k, m in enumerate(msgs):
+        assert m["sched_ns"] == sched, f"message {k} off its slot"
+        sched += gaps[k % len(gaps)]
+        assert m["tx_ns"] >= m["sched_ns"] and m["rx_ns"] >= m["tx_ns"]
+    late = [m["tx_ns"] - m["sched_ns"] for m in msgs]
+    assert st.lateness_max_ns == max(late)
+    assert st.lateness_sum_ns == sum(late)
+    assert sum(st.lateness_hist) == count
+    assert st.state == abi.TG_STATE_FINISHED and st.error == 0
+    assert st.sock_error == 0 and st.next_seq == count
+    assert end["peer_port"] == started.src_port != 0
+
+
+@pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
+def test_tcp_every_byte(make_link, tgs, tmp_path, family):
+    """100 messages of two lengths, 10 ms apart, over TCP: the receiver
+    reads each whole, in order, on its slot's schedule as the header says;
+    the TG counts what it wrote, and the capture carried exactly that
+    many bytes of stream. The connection is half-closed once the last
+    message is written."""
+    link = make_link(family)
+    run_id = new_run_id()
+    entries = [(10 * MS, MIN_LEN[family]), (10 * MS, 1514)]
+    sink = Sink(link, "tcp", tmp_path)
+    try:
+        with Capture(link.b, ns=link.ns, bpf="tcp") as cap:
+            started = start(tgs, link, 1, "tcp", entries, run_id=run_id)
+            st = tgs.wait(1)
+            msgs, end = sink.result()
+    finally:
+        sink.kill()
+    check_messages(msgs, end, started, st, run_id, entries, 100, family,
+                   "tcp")
+    assert cap.lossless
+    src, dst = addr_bytes(link)
+    assert tcp_payload_bytes(cap.frames, src, dst) == st.bytes
+    assert st.retrans == 0 and st.write_waits == 0
+
+
+@pytest.mark.parametrize("proto", ["sctp", "dccp"])
+def test_message_protocols(make_link, tgs, tmp_path, proto):
+    """SCTP and DCCP keep messages apart themselves: no length before
+    them, one message per receive, each whole and in order."""
+    need_protocol(proto)
+    link = make_link(4)
+    run_id = new_run_id()
+    # DCCP's largest message is its path's MPS: below a full frame
+    entries = [(10 * MS, MIN_LEN[4]), (10 * MS, 1000)]
+    sink = Sink(link, proto, tmp_path)
+    try:
+        started = start(tgs, link, 2, proto, entries, run_id=run_id,
+                        stop_count=50)
+        st = tgs.wait(2)
+        msgs, end = sink.result()
+    finally:
+        sink.kill()
+    check_messages(msgs, end, started, st, run_id, entries, 50, 4, proto)
+
+
+def test_full_send_buffer(make_link, tgs, tmp_path):
+    """A receiver that reads nothing for 3 s: the send buffer fills, the
+    worker waits for room (counted once per message that waited) and the
+    messages go late, then every one arrives once the receiver reads."""
+    link = make_link(4)
+    run_id = new_run_id()
+    entries = [(100_000, 1514)]       # 10k/s of 1472-byte messages
+    sink = Sink(link, "tcp", tmp_path, hold=3)
+    try:
+        # a fixed pattern: the sink checks 29 MB in Python
+        started = start(tgs, link, 3, "tcp", entries, run_id=run_id,
+                        stop_count=20_000, patt_kind=abi.PATT_FIXED,
+                        patt_value=0x5A)
+        st = tgs.wait(3, timeout=300)
+        msgs, end = sink.result(timeout=300)
+    finally:
+        sink.kill()
+    check_messages(msgs, end, started, st, run_id, entries, 20_000, 4,
+                   "tcp")
+    assert st.write_waits > 0, "the buffer never filled: nothing was tested"
+    assert st.lateness_max_ns > 1 * S
+
+
+def test_netem_loss_retransmitted(make_link, tgs, tmp_path):
+    """10 % loss on the way (netem): every message still arrives, in
+    order, and the retransmissions are in the TG's counters."""
+    link = make_link(4)
+    run("tc", "qdisc", "add", "dev", link.a, "root", "netem", "loss", "10%")
+    run_id = new_run_id()
+    entries = [(5 * MS, 400)]
+    sink = Sink(link, "tcp", tmp_path)
+    try:
+        started = start(tgs, link, 4, "tcp", entries, run_id=run_id,
+                        stop_count=200)
+        st = tgs.wait(4, timeout=300)
+        msgs, end = sink.result(timeout=300)
+    finally:
+        sink.kill()
+    check_messages(msgs, end, started, st, run_id, entries, 200, 4, "tcp")
+    # P(no loss in 200 data segments at 10 %) = 0.9^200 < 1e-9
+    assert st.retrans > 0
+
+
+def test_connect_errors(make_link, tgs):
+    """Nothing listens: the start fails with the connection's error and
+    nothing is left. Bad combinations are refused before any connection."""
+    link = make_link(4)
+    with pytest.raises(OSError) as e:
+        start(tgs, link, 5, "tcp", [(MS, 200)])
+    assert e.value.errno == errno.ECONNREFUSED
+    with pytest.raises(OSError) as e:
+        tgs.stats(5)
+    assert e.value.errno == errno.ENOENT
+    for flags in (abi.TG_FLAGS_ICMP, abi.TG_FLAGS_SCTP, abi.TG_FLAGS_DITG):
+        with pytest.raises(OSError) as e:
+            start(tgs, link, 5, "tcp", [(MS, 200)], flags=flags)
+        assert e.value.errno == errno.EINVAL
+
+
+def test_endings_close_the_connection(make_link, tgs, tmp_path):
+    """Killed, or its session closed, or its device gone with the
+    receiver's namespace deleted under it: the TG's connection closes
+    and the receiver sees its end (a reset if a message was cut short)."""
+    link = make_link(4)
+    entries = [(10 * MS, 300)]
+
+    sink = Sink(link, "tcp", tmp_path)
+    try:
+        start(tgs, link, 6, "tcp", entries, stop_count=0)
+        time.sleep(1)
+        with pytest.raises(OSError) as e:
+            tgs.s.tg_ctrlmsg(6, b"x")
+        assert e.value.errno == errno.EOPNOTSUPP
+        tgs.s.tg_kill(6)
+        msgs, end = sink.result()
+    finally:
+        sink.kill()
+    st = tgs.stats(6)
+    assert end["error"] is None and st.state == abi.TG_STATE_KILLED
+    assert 0 < len(msgs) <= st.next_seq and len(msgs) == st.sent
+
+    sess = TgSession()
+    sink = Sink(link, "tcp", tmp_path)
+    try:
+        start(sess, link, 7, "tcp", entries, stop_count=0)
+        time.sleep(1)
+        sess.close()
+        msgs, end = sink.result()
+    finally:
+        sink.kill()
+    assert end["error"] is None and len(msgs) > 0
+
+    sink = Sink(link, "tcp", tmp_path)
+    start(tgs, link, 8, "tcp", entries, stop_count=0)
+    time.sleep(1)
+    sink.kill()
+    run("ip", "netns", "del", link.ns, timeout=60)
+    deadline = time.monotonic() + 30
+    while tgs.stats(8).state == abi.TG_STATE_RUNNING:
+        assert time.monotonic() < deadline, "the TG outlived its device"
+        time.sleep(0.1)
+    st = tgs.stats(8)
+    assert (st.state, st.error) == (abi.TG_STATE_FAILED,
+                                    abi.TG_ERROR_DEV_GONE)
