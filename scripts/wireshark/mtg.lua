@@ -13,7 +13,10 @@
 -- every UDP payload on the ports of the preference mtg.udp_ports; and the
 -- data of ICMP and ICMPv6 echoes that start with the magic (heuristics
 -- "mtg_icmp", "mtg_icmpv6": an ICMP TG's requests and their replies),
--- whose checksum is the ICMP dissector's to verify.
+-- whose checksum is the ICMP dissector's to verify; and a TCP TG's
+-- messages, each after its 2-byte length (heuristic "mtg_tcp", on a
+-- segment that starts with a length and the magic; reassembled when a
+-- message spans segments), whose checksum is TCP's.
 --
 -- Verified here, whatever the UDP dissector's own preferences: the header's
 -- CRC32C (mtg.crc.status) and the UDP checksum over the pseudo-header
@@ -89,6 +92,8 @@ local pf = {
 				      "UDP checksum status", base.DEC,
 				      status_names),
 	ctrl_data = ProtoField.bytes("mtg.ctrl.data", "Control data"),
+	msg_len = ProtoField.uint16("mtg.msg_len",
+				    "Message length (over TCP)", base.DEC),
 	payload = ProtoField.bytes("mtg.payload", "Payload"),
 }
 for i = 0, 3 do
@@ -279,6 +284,8 @@ local function add_fixed(t, tvb, field, off, len, want)
 end
 
 -- icmp: the data of an ICMP echo, not a UDP payload.
+-- icmp: the datagram's checksum is not UDP's (an ICMP echo's, or a TCP
+-- segment's), its own dissector's to verify.
 local function dissect(tvb, pinfo, tree, icmp)
 	local n = tvb:reported_len()
 	pinfo.cols.protocol = "MTG"
@@ -453,6 +460,33 @@ end
 
 mtg:register_heuristic("icmp", heuristic_icmp)
 mtg:register_heuristic("icmpv6", heuristic_icmp)
+
+-- A TCP TG's stream (Documentation/abi.rst, "TGs over a connection"):
+-- messages, each after its length in 2 bytes, the MTG header first.
+local MSG_PREFIX = 2
+
+local function tcp_message_len(tvb, pinfo, off)
+	return MSG_PREFIX + tvb(off, MSG_PREFIX):uint()
+end
+
+local function dissect_tcp_message(tvb, pinfo, tree)
+	tree:add(pf.msg_len, tvb(0, MSG_PREFIX))
+	dissect(tvb(MSG_PREFIX):tvb(), pinfo, tree, true)
+	return tvb:reported_len()
+end
+
+local function heuristic_tcp(tvb, pinfo, tree)
+	if tvb:captured_len() < MSG_PREFIX + 4 or
+	   tvb(0, MSG_PREFIX):uint() < HDR_LEN or
+	   tvb(MSG_PREFIX, 4):uint() ~= MAGIC then
+		return false
+	end
+	dissect_tcp_pdus(tvb, tree, MSG_PREFIX, tcp_message_len,
+			 dissect_tcp_message, true)
+	return true
+end
+
+mtg:register_heuristic("tcp", heuristic_tcp)
 
 -- proto in the port table (and in Decode As), on the ports of its range
 -- preference pref, following the preference's changes.
