@@ -52,6 +52,7 @@ struct listen_opts {
 	uint64_t duration;	/* ns; 0: until a signal */
 	bool passthrough;
 	bool xdp;		/* the XDP receiver, not the module */
+	const char *accept;	/* PROTO:ADDR:PORT[,...]; NULL: none */
 };
 
 struct info_opts {

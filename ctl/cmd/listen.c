@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * mtgctl listen: a receive-only session, for the host at the far end of
- * the network under test. Listen on the interfaces given, record every
- * MTG packet that arrives (of one run, or of all), meter each flow, until
+ * the network under test. Listen on the interfaces given, and take the
+ * connections --accept says (rx/conns.h), record every MTG packet and
+ * message that arrives (of one run, or of all), meter each flow, until
  * SIGINT, SIGTERM or --duration; then report and write the summary.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "module/iface.h"
 #include "module/module.h"
+#include "rx/conns.h"
 #include "rx/listening.h"
 #include "rx/summary.h"
 #include "screen/dash.h"
@@ -179,8 +181,43 @@ static int watch(struct show *sh, struct listening *ls, uint32_t run_id,
 	}
 }
 
+/* --accept's list into specs: their number, or -1 with what is wrong said. */
+static int accept_specs(const char *list, struct conn_spec *specs)
+{
+	char *copy = strdup(list), *one, *save = NULL;
+	const char *why;
+	int n = 0;
+
+	if (!copy) {
+		pr_err("out of memory\n");
+		return -1;
+	}
+	for (one = strtok_r(copy, ",", &save); one;
+	     one = strtok_r(NULL, ",", &save)) {
+		if (n == CONN_SPECS_MAX) {
+			pr_err("listen --accept: at most %d places\n",
+			       CONN_SPECS_MAX);
+			n = -1;
+			break;
+		}
+		why = conn_spec_parse(one, &specs[n]);
+		if (why) {
+			pr_err("listen --accept: '%s': %s\n", one, why);
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	free(copy);
+	if (n == 0)
+		pr_err("listen --accept: no PROTO:ADDR:PORT given\n");
+	return n ? n : -1;
+}
+
 int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 {
+	struct conn_spec specs[CONN_SPECS_MAX];
+	int nspecs = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct idf_listen *want = calloc((size_t)ndevs, sizeof(*want));
 	struct mtg_dev dev = { .fd = -1 };
@@ -209,6 +246,19 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 		pr_err("out of memory\n");
 		goto out;
 	}
+	if (o->accept) {
+		nspecs = accept_specs(o->accept, specs);
+		if (nspecs < 0)
+			goto out;
+	}
+	if (!ndevs && !nspecs) {
+		pr_err("listen: nothing to listen on: give interfaces (DEV[@NETNS]...), or connections to accept (--accept PROTO:ADDR:PORT)\n");
+		goto out;
+	}
+	if (!ndevs && o->xdp) {
+		pr_err("listen --xdp: the XDP receiver needs interfaces (DEV[@NETNS]...)\n");
+		goto out;
+	}
 	for (i = 0; i < ndevs; i++) {
 		why = idf_parse_listen(devs[i], &want[i]);
 		if (why) {
@@ -221,8 +271,12 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 		goto out;
 	if (o->rx.output && listening_create(&ls, o->rx.output, o->rx.force))
 		goto out;
-	if (!o->xdp && (mtg_dev_open(&dev, o->rx.device) ||
-			mtg_dev_alloc(&dev, 0, o->rx.ring, o->rx.keep_ring)))
+	if (ndevs && !o->xdp && (mtg_dev_open(&dev, o->rx.device) ||
+				 mtg_dev_alloc(&dev, 0, o->rx.ring,
+					       o->rx.keep_ring)))
+		goto err_abandon;
+	if (nspecs && conn_rx_open(&ls.conns, specs, (size_t)nspecs,
+				   (uint32_t)o->run_id))
 		goto err_abandon;
 
 	sigemptyset(&sa.sa_mask);
@@ -231,10 +285,13 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 
 	start = now_tai();
-	if (o->xdp ? listening_attach_xdp(&ls, (uint32_t)o->run_id,
-					  o->passthrough, o->rx.ring, start) :
-	    listening_attach(&ls, &dev, (uint32_t)o->run_id, o->passthrough,
-			     start))
+	if (!ndevs)	/* connections only: no module, no ring */
+		listening_attach_none(&ls, start);
+	else if (o->xdp ? listening_attach_xdp(&ls, (uint32_t)o->run_id,
+					       o->passthrough, o->rx.ring,
+					       start) :
+		 listening_attach(&ls, &dev, (uint32_t)o->run_id,
+				  o->passthrough, start))
 		goto err_abandon;
 	if (o->xdp)
 		mi.xdp_stamp = xdp_rx_stamp(ls.xdp);
@@ -251,9 +308,12 @@ int cmd_listen(int ndevs, char **devs, const struct listen_opts *o)
 	if (listening_begin(&ls, &mi))
 		goto err_abandon;
 	listening_commit(&ls);
-	fprintf(sh.say, "listening on %d interface%s%s for %s", ndevs,
-		ndevs == 1 ? "" : "s", o->xdp ? " with XDP" : "",
-		o->run_id ? "run " : "every run");
+	fprintf(sh.say, "listening on %d interface%s%s", ndevs,
+		ndevs == 1 ? "" : "s", o->xdp ? " with XDP" : "");
+	for (i = 0; i < nspecs; i++)
+		fprintf(sh.say, "%s%s", i ? ", " : " and accepting on ",
+			specs[i].text);
+	fprintf(sh.say, " for %s", o->run_id ? "run " : "every run");
 	if (o->run_id)
 		fprintf(sh.say, "%llu", (unsigned long long)o->run_id);
 	if (ls.out)

@@ -106,6 +106,13 @@ int listening_attach(struct listening *ls, struct mtg_dev *d,
 	return 0;
 }
 
+void listening_attach_none(struct listening *ls, uint64_t t0)
+{
+	ls->rx.rec = ls->recording ? &ls->rec : NULL;
+	ls->rx.t0 = t0;
+	ls->rx.events = stdout;
+}
+
 int listening_attach_xdp(struct listening *ls, uint32_t run_id, bool pass,
 			 uint64_t records, uint64_t t0)
 {
@@ -123,8 +130,10 @@ static void rx_stats_now(const struct listening *ls, struct mtg_rx_stats *st,
 	memset(passed, 0, sizeof(*passed));
 	if (ls->xdp)
 		xdp_rx_stats(ls->xdp, st, passed);
-	else
+	else if (ls->rx.dev)
 		mtg_dev_rx_stats_shm(ls->rx.dev, st);
+	else
+		memset(st, 0, sizeof(*st));
 }
 
 int listening_begin(struct listening *ls, const struct rec_meta *mi)
@@ -199,7 +208,11 @@ static void check_lost(struct listening *ls)
 
 int64_t listening_poll(struct listening *ls, uint64_t now)
 {
-	int64_t got = ls->xdp ? xdp_rx_poll(ls->xdp) : receiver_poll(&ls->rx);
+	int64_t got = ls->xdp ? xdp_rx_poll(ls->xdp) :
+		ls->rx.dev ? receiver_poll(&ls->rx) : 0;
+	int64_t conns = conn_rx_poll(ls->conns, &ls->rx);
+
+	got = got < 0 ? got : conns < 0 ? conns : got + conns;
 
 	if (got == -ENOMEM) {
 		pr_err("out of memory for the flows' counters\n");
@@ -207,7 +220,7 @@ int64_t listening_poll(struct listening *ls, uint64_t now)
 	}
 	if (got < 0) {
 		pr_err("%s: the receive ring's counts make no sense: %s\n",
-		       ls->xdp ? "the XDP receiver" : ls->rx.dev->path,
+		       ls->xdp ? "the XDP receiver" : ls->rx.dev ? ls->rx.dev->path : "--accept",
 		       strerror((int)-got));
 		return got;
 	}
@@ -302,6 +315,7 @@ int listening_end(struct listening *ls, uint64_t end_ns)
 		xdp_rx_stats(ls->xdp, &ls->st, &ls->passed);
 		xdp_rx_poll(ls->xdp);
 	}
+	conn_rx_poll(ls->conns, &ls->rx);
 	if (ls->log)
 		logc_close(ls->log, ls->st.ring_drops, end_ns);
 	if (!ls->recording)
@@ -343,6 +357,18 @@ void listening_report(const struct listening *ls, FILE *out)
 		fprintf(out, "rx (xdp): %llu frames not MTG and %llu that could not be parsed passed on; payloads not compared with their pattern\n",
 			(unsigned long long)ls->passed.not_mtg,
 			(unsigned long long)ls->passed.unparsed);
+	if (ls->conns) {
+		struct conn_stats c;
+
+		conn_rx_stats(ls->conns, &c);
+		fprintf(out, "rx (connections): %llu accepted, %llu ended by their senders, %llu cut inside a message, %llu ended by an error; %llu messages not MTG, %llu of other runs\n",
+			(unsigned long long)c.accepted,
+			(unsigned long long)c.ended,
+			(unsigned long long)c.cut,
+			(unsigned long long)c.errors,
+			(unsigned long long)c.not_mtg,
+			(unsigned long long)c.other_runs);
+	}
 	if (ls->out)
 		fprintf(out, "recording %s: %llu records written, %llu not written\n",
 			ls->out, (unsigned long long)ls->rec.written,
@@ -384,6 +410,8 @@ void listening_summary(const struct listening *ls, struct summary_rx *out)
 	out->xdp = ls->xdp != NULL;
 	out->not_mtg = ls->passed.not_mtg;
 	out->unparsed = ls->passed.unparsed;
+	out->conns = ls->conns != NULL;
+	conn_rx_stats(ls->conns, &out->conn);
 	out->log = ls->log;
 }
 
@@ -447,6 +475,8 @@ void listening_free(struct listening *ls)
 	ls->rx.log = NULL;
 	xdp_rx_close(ls->xdp);	/* detaches */
 	ls->xdp = NULL;
+	conn_rx_close(ls->conns);
+	ls->conns = NULL;
 	meter_set_free(&ls->rx.meters);
 	free(ls->lost_names);
 	ls->lost_names = NULL;

@@ -16,6 +16,7 @@
 #include "idf/idf.h"
 #include "module/iface.h"
 #include "module/module.h"
+#include "rx/conns.h"
 #include "rx/receive.h"
 #include "rx/recording.h"
 
@@ -44,6 +45,7 @@ struct listening {
 	struct receiver rx;
 	struct xdp_rx *xdp;		/* listen --xdp: the source, not rx.dev */
 	struct xdp_rx_passed passed;	/* the XDP receiver's, at the end */
+	struct conn_rx *conns;		/* listen --accept; NULL: none */
 	struct mtg_rx_stats st;		/* the module's, at the end */
 	bool ctrl_events_only;		/* the control queue carried events
 					 * alone: its drops lose no data (a
@@ -70,6 +72,8 @@ void listening_commit(struct listening *ls);
 /* After the device's rings are mapped: record run_id (0: all), listen. */
 int listening_attach(struct listening *ls, struct mtg_dev *d,
 		     uint32_t run_id, bool pass, uint64_t t0);
+/* Instead of listening_attach: no interface (listen --accept alone). */
+void listening_attach_none(struct listening *ls, uint64_t t0);
 /*
  * Instead of listening_attach: the XDP receiver on every interface, a
  * ring of `records` each (listen --xdp).

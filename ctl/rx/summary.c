@@ -336,6 +336,17 @@ static void summary_rx_json(struct jw *j, const struct summary_rx *rx)
 		jw_ku64(j, "unparsed", rx->unparsed);
 		jw_obj_end(j);
 	}
+	if (rx->conns) {
+		jw_key(j, "connections");
+		jw_obj_begin(j);
+		jw_ku64(j, "accepted", rx->conn.accepted);
+		jw_ku64(j, "ended", rx->conn.ended);
+		jw_ku64(j, "cut", rx->conn.cut);
+		jw_ku64(j, "errors", rx->conn.errors);
+		jw_ku64(j, "not_mtg", rx->conn.not_mtg);
+		jw_ku64(j, "other_runs", rx->conn.other_runs);
+		jw_obj_end(j);
+	}
 	jw_obj_end(j);
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rx/conns.h"
 #include "rx/hist.h"
 #include "rx/meter.h"
 #include "tsp/conn.h"
@@ -61,6 +62,8 @@ struct summary_rx {
 	bool xdp;			/* the XDP receiver's counters, and: */
 	uint64_t not_mtg;		/* frames not MTG it passed on */
 	uint64_t unparsed;		/* frames it could not parse, passed */
+	bool conns;			/* listen --accept's counters, and: */
+	struct conn_stats conn;
 	const struct logc *log;		/* the log at logd, or NULL */
 };
 

@@ -18,6 +18,8 @@ import time
 
 import pytest
 
+import mtgsap
+from mtgtest.ctl import MTGCTL
 from mtgtest.system import PYTHONPATH, run, tai_ns
 from mtgtest.tg import LEAD_NS, MIN_LEN, MS, S, TgSession, new_run_id
 from mtgwitness import abi
@@ -318,3 +320,45 @@ def test_endings_close_the_connection(make_link, tgs, tmp_path):
     st = tgs.stats(8)
     assert (st.state, st.error) == (abi.TG_STATE_FAILED,
                                     abi.TG_ERROR_DEV_GONE)
+
+
+@pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
+def test_listen_accept_records_a_tcp_tg(make_link, tgs, tmp_path, family):
+    """mtgctl listen --accept in the far namespace records a TCP TG's
+    messages as the module records datagrams: every one, in order, with
+    the table's length, its pattern intact, stamped by the kernel after
+    it was written."""
+    link = make_link(family)
+    addr = f"[{link.b_addr}]" if family == 6 else link.b_addr
+    p = subprocess.Popen(["ip", "netns", "exec", link.ns, str(MTGCTL),
+                          "listen", "--accept", f"tcp:{addr}:{PORT}",
+                          "--batch", "-o", "rx.rec", "--json", "rx.json"],
+                         cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert "accepting on" in line, line + p.stderr.read()
+        run_id = new_run_id()
+        entries = [(10 * MS, MIN_LEN[family]), (10 * MS, 1514)]
+        started = start(tgs, link, 9, "tcp", entries, run_id=run_id,
+                        stop_count=60)
+        st = tgs.wait(9)
+        time.sleep(2)
+        p.send_signal(2)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert st.state == abi.TG_STATE_FINISHED and st.sent == 60
+    r = mtgsap.open(tmp_path / "rx.rec").records
+    assert list(r["seq"]) == list(range(60))
+    assert set(r["run_id"]) == {run_id} and set(r["tg_id"]) == {9}
+    assert list(r["len"]) == [entries[k % 2][1] for k in range(60)]
+    assert not any(r["wrong_bits"])
+    assert not any(r["flags"] & abi.RX_F_HDR_CORRUPT)
+    assert all(r["rx_ns"] >= r["tx_ns"]) and all(r["tx_ns"] >= r["sched_ns"])
+    assert r["sched_ns"][0] == started.start_ns
+    rx = json.loads((tmp_path / "rx.json").read_text())["rx"]
+    assert rx["connections"]["accepted"] == 1
+    assert rx["connections"]["ended"] == 1
