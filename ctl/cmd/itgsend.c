@@ -262,6 +262,12 @@ static void write_tg(FILE *out, const struct flow *f, const char *dev_from,
 		fprintf(out, "    ttl %d", f->ttl);
 		note(out, s, "-f");
 	}
+	if (f->proto) {
+		s = ftell(out);
+		fprintf(out, "    proto %s", f->proto);
+		note(out, s, "-T %s: mtg's messages; mtgctl listen --accept %s:ADDR:PORT there records them",
+		     f->proto_itg, f->proto);
+	}
 	if (f->precise) {
 		s = ftell(out);
 		fprintf(out, "    mode precise");
@@ -343,6 +349,13 @@ static int finish_flow(struct flow *f, const struct itgsend_opts *opts,
 	if ((f->rlog && need_rcvr(f, f->rlog, opts)) ||
 	    (f->sig_tok && need_rcvr(f, f->sig_tok, opts)))
 		return -1;
+	if (f->proto && (opts->key || opts->itgrecv)) {
+		flow_error(f, f->proto_tok, opts->itgrecv ?
+			   "'%s' (over %s) with --itgrecv: an ITGRecv reads D-ITG's payloads over %s, which mtg does not send yet; mtg's own messages go to a 'mtgctl listen --accept' at the destination (no --itgrecv)" :
+			   "'%s' (over %s) with --key: no mtgctl recv agrees flows over %s yet; mtg's messages go to a 'mtgctl listen --accept' at the destination (no --key)",
+			   shown(f->proto_tok), f->proto_itg, f->proto_itg);
+		return -1;
+	}
 	idf_addr_str(&f->dst, a, sizeof(a));
 	if (f->dev[0]) {
 		snprintf(dev_from, size, "-i");

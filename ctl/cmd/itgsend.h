@@ -66,6 +66,9 @@ struct flow {
 	int tos, ttl;			/* -1: not given (-f 0: the OS's) */
 	bool precise;			/* -poll */
 	bool rtt;			/* -m rttm: round trips */
+	const char *proto;		/* -T TCP, DCCP: the IDF's; NULL: UDP */
+	const char *proto_itg;		/* as ITGSend names it: "TCP" */
+	const struct tok *proto_tok;	/* what set it */
 	uint32_t seed;			/* 0: mtg's default */
 	const struct tok *rlog;		/* -x: the receiver logs */
 	struct idf_addr sig;		/* -Sda, family 0: the -a host */

@@ -203,28 +203,36 @@ static int set_iface(struct flow *f, const struct tok *o)
 
 static int set_proto(struct flow *f, const struct tok *o)
 {
-	static const char *const others[] = { "TCP", "SCTP", "DCCP" };
-	static const char *const idf[] = { "tcp", "sctp", "dccp" };
 	const struct tok *t = value(f, o, 1, "UDP, TCP, ICMP, SCTP or DCCP");
-	size_t i;
 
 	if (!t)
 		return -1;
+	f->proto = NULL;
 	if (!strcasecmp(t->s, "UDP"))
 		return 0;
+	/* mtg's own messages over a connection; the receiver is checked
+	 * with the options (an ITGRecv does not read them)
+	 */
+	if (!strcasecmp(t->s, "TCP") || !strcasecmp(t->s, "DCCP")) {
+		bool tcp = !strcasecmp(t->s, "TCP");
+
+		f->proto = tcp ? "tcp" : "dccp";
+		f->proto_itg = tcp ? "TCP" : "DCCP";
+		f->proto_tok = t;
+		return 0;
+	}
 	/* D-ITG's ICMP is logged one way by an ITGRecv; mtg's is not */
 	if (!strcasecmp(t->s, "ICMP")) {
 		flow_error(f, t, "'%s ICMP': D-ITG's echoes are logged by an ITGRecv, one way; mtg's are answered by the destination's kernel and measured as round trips: write an IDF with 'proto icmp' (Documentation/ditg.rst)",
 			   o->s);
 		return -1;
 	}
-	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		if (!strcasecmp(t->s, others[i])) {
-			flow_error(f, t, "'%s %s': an ITGRecv reads D-ITG's %s payloads, which mtg does not send yet (issue 20); mtg's own %s messages carry the MTG header: write an IDF with 'proto %s' (Documentation/idf.rst)",
-				   o->s, others[i], others[i], others[i],
-				   idf[i]);
-			return -1;
-		}
+	/* D-ITG's association and streams have no meaning in mtg's */
+	if (!strcasecmp(t->s, "SCTP")) {
+		flow_error(f, t, "'%s SCTP': D-ITG's SCTP takes an association and its streams, which mtg's SCTP TGs do not share (one association a TG): write an IDF with 'proto sctp' (Documentation/idf.rst)",
+			   o->s);
+		return -1;
+	}
 	flow_error(f, t, "'%s' expects UDP, TCP, ICMP, SCTP or DCCP, got '%s'",
 		   o->s, shown(t));
 	return -1;
@@ -697,10 +705,15 @@ static int preset(struct flow *f, const struct tok *t)
 			strcpy(f->preset, presets[i].idf);
 			return 1;
 		}
-	if (!strcasecmp(t->s, "Telnet"))
-		flow_error(f, t, "'%s': ITGSend sends its Telnet over TCP (flowParser sets -T TCP); TCP is " ISSUE,
-			   shown(t));
-	else if (!strcasecmp(t->s, "AoM"))
+	/* over TCP, as flowParser sets -T TCP for it */
+	if (!strcasecmp(t->s, "Telnet")) {
+		strcpy(f->preset, "telnet");
+		f->proto = "tcp";
+		f->proto_itg = "TCP";
+		f->proto_tok = t;
+		return 1;
+	}
+	if (!strcasecmp(t->s, "AoM"))
 		flow_error(f, t, "'%s': ITGSend 2.8.1 has no AoM traffic (flowParser does not handle it)",
 			   shown(t));
 	else

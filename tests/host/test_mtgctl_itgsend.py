@@ -274,6 +274,10 @@ def test_itgrecv_sets_flows_up_with_itgrecv(mtgctl, tmp_path):
      "FILE"),
     (["--key", "k", "--itgrecv"], "--key (mtg's receivers) or --itgrecv "
      "(D-ITG's), not both"),
+    (["-T", "TCP", "--itgrecv"], "'TCP' (over TCP) with --itgrecv: an "
+     "ITGRecv reads D-ITG's payloads over TCP, which mtg does not send yet"),
+    (["Telnet", "--key", "k"], "'Telnet' (over TCP) with --key: no mtgctl "
+     "recv agrees flows over TCP yet"),
 ])
 def test_receiver_errors(mtgctl, tmp_path, args, says):
     r = itgsend(mtgctl, "-i", "lo", *args, "--idf", cwd=tmp_path)
@@ -283,12 +287,9 @@ def test_receiver_errors(mtgctl, tmp_path, args, says):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["-T", "TCP"], "'-T TCP': an ITGRecv reads D-ITG's TCP payloads, which mtg does not send yet (issue 20); mtg's own TCP messages carry the MTG header: write an IDF with 'proto tcp' (Documentation/idf.rst)"),
     (["-T", "icmp"], "'-T ICMP': D-ITG's echoes are logged by an ITGRecv, one way; mtg's are answered by the destination's kernel and measured as round trips: write an IDF with 'proto icmp' (Documentation/ditg.rst)"),
-    (["-T", "SCTP", "1", "1"], "'-T SCTP': an ITGRecv reads D-ITG's SCTP payloads"),
-    (["-T", "DCCP"], "'-T DCCP': an ITGRecv reads D-ITG's DCCP payloads"),
+    (["-T", "SCTP", "1", "1"], "'-T SCTP': D-ITG's SCTP takes an association and its streams"),
     (["-T", "XTP"], "'-T' expects UDP, TCP, ICMP, SCTP or DCCP, got 'XTP'"),
-    (["Telnet"], "'Telnet': ITGSend sends its Telnet over TCP"),
     (["-m", "x"], "'-m' expects owdm or rttm, got 'x'"),
     (["-O", "100"], "'-O': ITGSend draws each gap as 1000/N ms"),
     (["-B", "C", "1"], "'-B': bursty"),
@@ -561,3 +562,17 @@ def test_the_examples_of_the_docs(mtgctl, tmp_path, page, indent):
     r = itgsend(mtgctl, *block.group(1).split(), "--idf", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout == shown + "\n"
+
+
+@pytest.mark.parametrize("args, proto, dist", [
+    (["-T", "TCP", "-C", "100", "-c", "512"], "tcp", "fixed"),
+    (["-T", "dccp"], "dccp", "fixed"),
+    (["Telnet"], "tcp", "telnet"),
+])
+def test_connections(mtgctl, tmp_path, args, proto, dist):
+    """-T TCP and DCCP, and the Telnet preset (which ITGSend sends over
+    TCP), become TGs over a connection: mtg's messages, recorded by an
+    mtgctl listen --accept at the destination, no receiver asked."""
+    tg = tg_of(mtgctl, tmp_path, *args)
+    assert tg["proto"] == proto and tg["dist"] == dist
+    assert "rcvr" not in tg or not tg["rcvr"]
