@@ -252,7 +252,8 @@ struct mtg_tt_ring {
  * buffer counts in write_waits and goes late. sent and bytes count
  * messages written and their bytes (the prefix included); a slot that
  * finds MTG_SOCK_QUEUE messages still unwritten is a tx_error. The TG
- * finishes once every message is written (the connection then half-closed),
+ * finishes once every message is written (the connection then half-closed;
+ * DCCP's, which cannot be, when the TG lets go of its device),
  * fails with MTG_TG_ERROR_SOCKET (sock_error) if the connection does;
  * its socket is closed when it is killed or its session ends. No control
  * message (EOPNOTSUPP).
