@@ -189,7 +189,7 @@ static void take_new(struct conn_rx *c)
 
 /* Up to len bytes into p; the kernel's stamp of them in k->stamp. */
 static ssize_t read_stamped(struct conn_rx *c, struct conn *k, uint8_t *p,
-			    size_t len, int *flags)
+			    size_t len)
 {
 	char control[CMSG_SPACE(sizeof(struct timespec))];
 	struct iovec iov = { .iov_base = p, .iov_len = len };
@@ -202,7 +202,6 @@ static ssize_t read_stamped(struct conn_rx *c, struct conn *k, uint8_t *p,
 
 	if (got <= 0)
 		return got < 0 ? -errno : 0;
-	*flags = msg.msg_flags;
 	k->stamp = 0;
 	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
 		if (cm->cmsg_level == SOL_SOCKET &&
@@ -267,14 +266,14 @@ static int64_t read_conn(struct conn_rx *c, struct conn *k,
 			 struct receiver *x)
 {
 	int64_t taken = 0;
-	int flags, err;
+	int err;
 
 	for (;;) {
 		ssize_t got;
 
 		if (k->protocol != IPPROTO_TCP) {
 			/* a message a read */
-			got = read_stamped(c, k, k->buf, MSG_MAX, &flags);
+			got = read_stamped(c, k, k->buf, MSG_MAX);
 			if (got <= 0)
 				return got == -EAGAIN ? taken : got ? got : -EPIPE;
 			err = deliver(c, k, k->buf, (uint32_t)got, x);
@@ -285,8 +284,7 @@ static int64_t read_conn(struct conn_rx *c, struct conn *k,
 		}
 		/* the length, then exactly the message: its last bytes' stamp */
 		got = read_stamped(c, k, k->buf + k->have,
-				   (k->need ? k->need : PREFIX) - k->have,
-				   &flags);
+				   (k->need ? k->need : PREFIX) - k->have);
 		if (got <= 0) {
 			if (got == -EAGAIN)
 				return taken;
