@@ -47,7 +47,9 @@ COUNTERS = {"sent": "sent", "bytes": "bytes", "tx_errors": "tx_errors",
             "next_seq": "next_seq", "next_ns": "next_ns",
             "lateness_max": "lateness_max_ns",
             "lateness_sum": "lateness_sum_ns", "early": "early",
-            "lead": "lead_ns", "spin": "spin_ns", "cpu": "cpu"}
+            "lead": "lead_ns", "spin": "spin_ns", "cpu": "cpu",
+            "sock_error": "sock_error", "retrans": "retrans",
+            "write_waits": "write_waits"}
 
 
 def mtgctl(*args, check=True):
