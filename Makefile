@@ -22,7 +22,8 @@ VM_KDIR = $(shell $(if $(KERNEL),MTG_VM_KERNEL=$(KERNEL)) \
 VM_TESTS ?= tests/vm
 SECOND_KERNEL := 6.12
 SECOND_TESTS := tests/vm/test_guest.py tests/vm/test_tg.py \
-	tests/vm/test_rx.py tests/vm/test_netlink.py tests/vm/test_ebpf_paths.py
+	tests/vm/test_rx.py tests/vm/test_netlink.py tests/vm/test_ebpf_paths.py \
+	tests/vm/test_sock.py
 # Every kernel whose headers are installed: the module must build on all.
 COMPAT_KDIRS = $(wildcard /usr/src/linux-headers-*-amd64)
 
