@@ -351,6 +351,19 @@ static void pick_tg_start(struct mtg_tg_start *d)
 	if ((d->flags & MTG_TG_FLAGS_DITG) && (d->flags & MTG_TG_FLAGS_ICMP) &&
 	    rnd_below(8))
 		d->flags &= rnd_below(2) ? ~MTG_TG_FLAGS_DITG : ~MTG_TG_FLAGS_ICMP;
+	/*
+	 * A connection (TCP, SCTP, DCCP; nothing listens at the target: the
+	 * connect is refused) now and then, and mostly one transport only
+	 */
+	if (rnd_below(8)) {
+		d->flags &= ~(MTG_TG_FLAGS_TCP | MTG_TG_FLAGS_SCTP |
+			      MTG_TG_FLAGS_DCCP);
+	} else if (rnd_below(8)) {
+		d->flags &= ~(MTG_TG_FLAGS_TCP | MTG_TG_FLAGS_SCTP |
+			      MTG_TG_FLAGS_DCCP | MTG_TG_FLAGS_ICMP |
+			      MTG_TG_FLAGS_DITG);
+		d->flags |= MTG_TG_FLAGS_TCP << rnd_below(3);
+	}
 	if (!rnd_below(16))
 		d->flags = (uint32_t)rnd();
 	d->netns_fd = MTG_NETNS_CURRENT;
