@@ -345,6 +345,12 @@ def test_endings_close_the_connection(make_link, tgs, tmp_path):
     assert (st.state, st.error) == (abi.TG_STATE_FAILED,
                                     abi.TG_ERROR_SOCKET)
     assert st.sock_error in (errno.ECONNRESET, errno.EPIPE), st.sock_error
+    # the namespace really goes, and the veth pair with it (the TG lets go
+    # of its end when it is unregistered)
+    deadline = time.monotonic() + 60
+    while os.path.exists(f"/sys/class/net/{link.a}"):
+        assert time.monotonic() < deadline, "the namespace never went"
+        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
