@@ -94,9 +94,9 @@ def start(tgs, link, tg_id, proto, entries, **kw):
                      flags=PROTO_FLAG[proto] | kw.pop("flags", 0), **kw)
 
 
-def tcp_payload_bytes(frames, src, dst):
-    """Bytes of one direction's TCP stream in a capture, each counted once
-    however often it was sent (retransmissions), SYN and FIN not."""
+def tcp_segments(frames, src, dst):
+    """(first, end) sequence numbers of one direction's TCP data segments
+    in a capture, in capture order."""
     ranges = []
     for f in frames:
         d = f.data
@@ -121,6 +121,13 @@ def tcp_payload_bytes(frames, src, dst):
         n = l4_len - off
         if n > 0:
             ranges.append((seq, seq + n))
+    return ranges
+
+
+def tcp_payload_bytes(frames, src, dst):
+    """Bytes of one direction's TCP stream in a capture, each counted once
+    however often it was sent (retransmissions), SYN and FIN not."""
+    ranges = tcp_segments(frames, src, dst)
     if not ranges:
         return 0
     # relative to the first byte seen: the ISN's wrap does not matter for
@@ -206,7 +213,15 @@ def test_tcp_every_byte(make_link, tgs, tmp_path, family):
     assert cap.lossless
     src, dst = addr_bytes(link)
     assert tcp_payload_bytes(cap.frames, src, dst) == st.bytes
-    assert st.retrans == 0 and st.write_waits == 0
+    # a loaded emulator may delay an ACK past the RTO: what TCP sent
+    # again is on the wire, a segment that starts below what was seen
+    seen, again = None, 0
+    for a, b in tcp_segments(cap.frames, src, dst):
+        if seen is not None and a - seen < 0:
+            again += 1
+        seen = b if seen is None else max(seen, b)
+    assert st.retrans == again
+    assert st.write_waits == 0
 
 
 @pytest.mark.parametrize("proto", ["sctp", "dccp"])
