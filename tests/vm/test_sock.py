@@ -130,11 +130,11 @@ def tcp_payload_bytes(frames, src, dst):
     ranges = tcp_segments(frames, src, dst)
     if not ranges:
         return 0
-    # relative to the first byte seen: the ISN's wrap does not matter for
-    # the few kilobytes here
-    base = min(r[0] for r in ranges)
+    # relative to the first segment's start (the ISN may wrap)
+    base = ranges[0][0]
     covered, end = 0, None
-    for a, b in sorted((a - base, b - base) for a, b in ranges):
+    for a, b in sorted(((a - base) % 2**32, (b - base) % 2**32)
+                       for a, b in ranges):
         if end is None or a > end:
             covered += b - a
             end = b
