@@ -141,6 +141,9 @@ static void print_tg(const struct idf_file *f, const struct idf_tg *tg,
 	char src[80], dst[80];
 
 	idf_endpoint_str(&tg->src, idf_src_port(tg), src, sizeof(src));
+	/* a connection's port is the kernel's choice unless src gives one */
+	if (idf_proto_connected(tg->proto) && !tg->src.port)
+		strcpy(strrchr(src, ':') + 1, "any");
 	if (tg->proto == IDF_PROTO_ICMP)	/* an echo has no port */
 		idf_addr_str(&tg->dst, dst, sizeof(dst));
 	else if (tg->addr == IDF_ADDR_STATION)
