@@ -334,6 +334,7 @@ int mtg_tx_send(struct mtg_tg *tg, struct sk_buff *skb, bool more, u64 *stamp);
 bool mtg_sock_flags(u32 flags);
 int mtg_sock_open(struct mtg_tg *tg, struct net *net, struct mtg_tg_start *d);
 void mtg_sock_close(struct mtg_tg *tg);
+void mtg_sock_free(struct mtg_tg *tg);
 int mtg_sock_post(struct mtg_tg *tg, u32 len, u64 sched, u64 seq);
 void mtg_sock_wake(struct mtg_tg *tg);
 bool mtg_sock_drained(struct mtg_tg *tg);

@@ -15,7 +15,11 @@
  * killed, failed, or its session ended. By then the socket's callbacks are
  * the protocol's own again and sk_user_data is NULL: a connection that
  * lingers after the close (FIN_WAIT, TIME_WAIT) refers to nothing of the
- * module.
+ * module. The close itself runs in a work item: the TG lets go under the
+ * session's lock, which mmap takes under mmap_lock, and waiting there for
+ * the writer (or taking the socket's lock) would close a cycle with the
+ * socket's lock, which a receive to user memory takes before mmap_lock
+ * (lockdep saw it). The TG's memory waits for that work (mtg_sock_free).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,6 +61,8 @@ struct mtg_sock {
 	u32 prefix;		/* MTG_SOCK_PREFIX over TCP, else 0 */
 	u32 max_payload;	/* bytes buf holds after the prefix */
 	bool fin;		/* the TG finished: half-close once written */
+	bool closing;		/* the TG let go: the writer stops */
+	struct work_struct close_work;
 
 	/* The worker's. */
 	u8 *buf;		/* the message being written, at msg */
@@ -71,6 +77,8 @@ struct mtg_sock {
 };
 
 static struct workqueue_struct *mtg_sock_wq;
+
+static void mtg_sock_close_work(struct work_struct *work);
 
 bool mtg_sock_flags(u32 flags)
 {
@@ -118,7 +126,8 @@ static void mtg_sock_work(struct work_struct *work)
 		};
 		struct kvec iov;
 
-		if (READ_ONCE(tg->state) == MTG_TG_STATE_FAILED ||
+		if (READ_ONCE(ms->closing) ||
+		    READ_ONCE(tg->state) == MTG_TG_STATE_FAILED ||
 		    READ_ONCE(tg->state) == MTG_TG_STATE_KILLED)
 			return;
 		if (!ms->cur_bytes) {
@@ -238,7 +247,8 @@ bool mtg_sock_drained(struct mtg_tg *tg)
  */
 u64 mtg_sock_retrans(const struct mtg_tg *tg)
 {
-	if (!tg->sock || !(tg->flags & MTG_TG_FLAGS_TCP))
+	if (!tg->sock || READ_ONCE(tg->sock->closing) ||
+	    !(tg->flags & MTG_TG_FLAGS_TCP))
 		return tg->st.retrans;
 	return READ_ONCE(tcp_sk(tg->sock->sock->sk)->total_retrans);
 }
@@ -320,6 +330,7 @@ int mtg_sock_open(struct mtg_tg *tg, struct net *net, struct mtg_tg_start *d)
 	ms->prefix = tg->flags & MTG_TG_FLAGS_TCP ? MTG_SOCK_PREFIX : 0;
 	ms->max_payload = READ_ONCE(tg->dev->mtu) + ETH_HLEN - tg->tmpl_len;
 	INIT_DELAYED_WORK(&ms->work, mtg_sock_work);
+	INIT_WORK(&ms->close_work, mtg_sock_close_work);
 	err = kfifo_alloc(&ms->queue, MTG_SOCK_QUEUE, GFP_KERNEL_ACCOUNT);
 	if (err)
 		goto err_free;
@@ -381,31 +392,52 @@ err_free:
 	return err;
 }
 
+/* The close proper, with no lock held: the writer waited out, then the socket. */
+static void mtg_sock_close_work(struct work_struct *work)
+{
+	struct mtg_sock *ms = container_of(work, struct mtg_sock, close_work);
+
+	cancel_delayed_work_sync(&ms->work);
+	/* a message cut short: a reset says so, where a close would not */
+	if (ms->cur_bytes && ms->done)
+		sock_no_linger(ms->sock->sk);
+	sock_release(ms->sock);
+	ms->sock = NULL;
+}
+
 /*
- * The TG has stopped and no dispatcher is in it: the worker is waited
- * out and the socket closed (what it still had to send goes on without
- * the module, as after a process's close()), or reset if a message is
- * only partly written. Process context; the worker takes none of the
- * locks the caller may hold.
+ * The TG has stopped and no dispatcher is in it: the socket's callbacks
+ * are the protocol's again, the writer stops, and the close is queued
+ * (what the socket still has to send goes on without the module, as after
+ * a process's close(), or is reset if a message is only partly written).
+ * Any context that may sleep, any of the module's locks held.
  */
 void mtg_sock_close(struct mtg_tg *tg)
 {
 	struct mtg_sock *ms = tg->sock;
 	struct sock *sk;
 
-	if (!ms)
+	if (!ms || ms->closing)
 		return;
 	sk = ms->sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_write_space = ms->saved_write_space;
 	sk->sk_user_data = NULL;
 	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_delayed_work_sync(&ms->work);
-	/* a message cut short: a reset says so, where a close would not */
-	if (ms->cur_bytes && ms->done)
-		sock_no_linger(sk);
 	tg->st.retrans = mtg_sock_retrans(tg);
-	sock_release(ms->sock);
+	WRITE_ONCE(ms->closing, true);
+	queue_work(mtg_sock_wq, &ms->close_work);
+}
+
+/* Before the TG's memory goes, with no lock held: its close done, freed. */
+void mtg_sock_free(struct mtg_tg *tg)
+{
+	struct mtg_sock *ms = tg->sock;
+
+	if (!ms)
+		return;
+	mtg_sock_close(tg);
+	flush_work(&ms->close_work);
 	kvfree(ms->buf);
 	kfifo_free(&ms->queue);
 	kfree(ms);

@@ -385,9 +385,11 @@ static int mtg_tg_hold_dev(struct mtg_tg *tg, struct net *net, int ifindex)
 /*
  * MTG_TG_FLAGS_RESTART, under RTNL and the session lock: tg takes the place of
  * the ended TG of its id, going on from its sequence number and counters,
- * and is queued; the old one is let go. On error nothing changed.
+ * and is queued; the old one is let go, and *gone is for the caller to
+ * free once it holds no lock (mtg_sock_free). On error nothing changed.
  */
-static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
+static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg,
+			    struct mtg_tg **gone)
 {
 	struct mtg_tg *old = xa_load(&s->tgs, tg->id);
 	unsigned long events;
@@ -424,14 +426,15 @@ static int mtg_tg_take_over(struct mtg_session *s, struct mtg_tg *tg)
 		return err;
 	}
 	mtg_tg_put_dev(old);
-	kfree(old);
+	*gone = old;
 	return 0;
 }
 
-/* A prepared TG that will not start: nothing of it is left. */
+/* A prepared TG that will not start: nothing of it is left. No lock held. */
 void mtg_tg_discard(struct mtg_tg *tg)
 {
 	mtg_tg_put_dev(tg);
+	mtg_sock_free(tg);
 	kfree(tg);
 }
 
@@ -444,6 +447,7 @@ int mtg_tg_publish(struct mtg_tg *tg)
 {
 	bool restart = tg->flags & MTG_TG_FLAGS_RESTART;
 	struct mtg_session *s = tg->s;
+	struct mtg_tg *gone = NULL;
 	int err;
 
 	rtnl_lock();
@@ -458,7 +462,7 @@ int mtg_tg_publish(struct mtg_tg *tg)
 	else if (tg->start_ns <= mtg_now())
 		err = -ETIME;
 	else if (restart)
-		err = mtg_tg_take_over(s, tg);
+		err = mtg_tg_take_over(s, tg, &gone);
 	else
 		err = xa_insert(&s->tgs, tg->id, tg, GFP_KERNEL_ACCOUNT);
 	if (err == -EBUSY && !restart)
@@ -474,6 +478,10 @@ int mtg_tg_publish(struct mtg_tg *tg)
 		mtg_session_changed(s);
 	mutex_unlock(&s->lock);
 	rtnl_unlock();
+	if (gone) {
+		mtg_sock_free(gone);
+		kfree(gone);
+	}
 	if (err)
 		mtg_tg_discard(tg);
 	return err;
@@ -771,6 +779,7 @@ void mtg_tg_free_all(struct mtg_session *s)
 	xa_for_each(&s->tgs, id, tg) {
 		xa_erase(&s->tgs, id);
 		WARN_ON_ONCE(tg->dev);
+		mtg_sock_free(tg);
 		kfree(tg);
 	}
 	xa_destroy(&s->tgs);
