@@ -215,16 +215,19 @@ static ssize_t read_stamped(struct conn_rx *c, struct conn *k, uint8_t *p,
 	return got;
 }
 
-/* The record of a whole message at buf + off, len bytes. */
+/* The record of a whole message of len bytes at m; 1 if it is not MTG. */
 static int deliver(struct conn_rx *c, struct conn *k, const uint8_t *m,
 		   uint32_t len, struct receiver *x)
 {
-	const struct mtg_hdr *h = (const struct mtg_hdr *)m;
 	struct mtg_rx_rec r = { 0 };
 	struct mtg_hdr hdr;
 
-	memcpy(&hdr, h, sizeof(hdr));
-	if (len < MTG_HDR_LEN || be32toh(hdr.magic) != MTG_HDR_MAGIC) {
+	if (len < MTG_HDR_LEN) {
+		c->st.not_mtg++;
+		return 1;
+	}
+	memcpy(&hdr, m, sizeof(hdr));	/* m is unaligned after TCP's prefix */
+	if (be32toh(hdr.magic) != MTG_HDR_MAGIC) {
 		c->st.not_mtg++;
 		return 1;
 	}
